@@ -1,0 +1,36 @@
+# Everything a fresh machine needs: `make run` and `make test` create .venv themselves.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+TSTAMP := $(VENV)/.installed-test
+
+.PHONY: run test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(TSTAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $@ $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/tui-reader $(ARGS)
+
+test: $(TSTAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(TSTAMP)
+	$(BIN)/ruff check tui_reader tests bench
+
+bench: $(TSTAMP)
+	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
+	$(BIN)/python -m bench $(ARGS)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache dist build

@@ -1,0 +1,253 @@
+"""Command line: ``tui-reader [PATH...]`` opens the reader; subcommands script the same core.
+
+Textual is imported only when the reader opens, so ``list``/``search`` start fast and run where
+there is no terminal. Errors are one line on stderr: exit 2 for usage, 1 for a failed action.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+from .core import paths
+from .core.bookmarks import BookmarkStore, ReadOnlyStore, export
+from .core.corpus import Corpus, load_corpus
+from .core.index import IndexBusy, SearchIndex
+from .core.loaders import CorpusError
+from .core.search import Searcher, snippet
+
+SUBCOMMANDS = ("list", "search", "index", "bookmarks")
+
+
+class UsageError(Exception):
+    pass
+
+
+def _add_common(p: argparse.ArgumentParser, with_paths: bool = True) -> None:
+    if with_paths:
+        p.add_argument("paths", nargs="*", metavar="PATH",
+                       help="corpus files or folders (default: the bundled ICML 2026 seeds)")
+    p.add_argument("--bookmarks", metavar="FILE", type=Path,
+                   help="bookmarks file (default: $XDG_DATA_HOME/tui-reader/bookmarks.json)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tui-reader", description="A keyboard-first terminal reader for paper abstracts.",
+        epilog="Subcommands: list, search, index, bookmarks (tui-reader SUBCOMMAND --help).",
+    )
+    parser.add_argument("--version", action="version", version=f"tui-reader {__version__}")
+    _add_common(parser)
+    return parser
+
+
+def build_sub_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tui-reader")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("list", help="every paper in corpus order")
+    _add_common(p)
+    p.add_argument("--json", action="store_true", help="JSON array with the full records")
+    p = sub.add_parser("search", help="search the corpus")
+    p.add_argument("query")
+    _add_common(p)
+    p.add_argument("--limit", type=int, default=20, help="hits to show (default 20)")
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("index", help="build or update the search index")
+    _add_common(p)
+    p.add_argument("--rebuild", action="store_true", help="throw the index away and build anew")
+    p = sub.add_parser("bookmarks", help="list, add, remove or export bookmarks")
+    bsub = p.add_subparsers(dest="action", required=True)
+    for name, helptext in (("list", "list bookmarks"), ("add", "bookmark a paper by id"),
+                           ("remove", "remove a bookmark"), ("export", "export bookmarks")):
+        bp = bsub.add_parser(name, help=helptext)
+        if name in ("add", "remove"):
+            bp.add_argument("id")
+        if name == "add":
+            bp.add_argument("--note", default="")
+        if name == "export":
+            bp.add_argument("--format", choices=("json", "markdown", "bibtex"), default="markdown")
+        bp.add_argument("--json", action="store_true") if name == "list" else None
+        _add_common(bp)
+    return parser
+
+
+# -- helpers ----------------------------------------------------------------------------------
+def _warn(corpus: Corpus) -> None:
+    for warning in corpus.warnings:
+        print(f"tui-reader: warning: {warning}", file=sys.stderr)
+
+
+def _progress_printer(label: str):  # type: ignore[no-untyped-def]
+    tty = sys.stderr.isatty()
+    last = [-1]
+
+    def show(done: int, total: int, phase: str) -> None:
+        pct = 100 * done // max(total, 1)
+        if tty:
+            filled = pct * 30 // 100
+            bar = "#" * filled + "-" * (30 - filled)
+            sys.stderr.write(f"\r{label} [{bar}] {pct:3d}% {done:,}/{total:,} {phase:<10}")
+            if done >= total and phase == "finishing":
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+        elif pct // 10 != last[0] // 10:
+            print(f"{label}: {pct}% ({done:,}/{total:,}) {phase}", file=sys.stderr)
+        last[0] = pct
+
+    return show
+
+
+def open_index(corpus: Corpus, rebuild: bool = False, quiet: bool = False) -> SearchIndex:
+    index = SearchIndex(corpus)
+    state = "missing" if rebuild else index.status()
+    noisy = not quiet and state != "fresh" and len(corpus) >= 2000
+    progress = _progress_printer("indexing") if noisy else None
+    report = index.ensure(progress=progress, rebuild=rebuild)
+    if report.reason:
+        print(f"tui-reader: {report.reason}", file=sys.stderr)
+    return index
+
+
+def _resolve_id(corpus: Corpus, given: str, store: BookmarkStore | None = None) -> str:
+    if given in corpus.index_of or (store and given in store):
+        return given
+    matches = [pid for pid in corpus.ids if pid.startswith(given)] if len(given) >= 4 else []
+    if store:
+        matches += [pid for pid in store.ids() if pid.startswith(given) and pid not in matches]
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise UsageError(f"id '{given}' is ambiguous ({len(matches)} papers); give more of it")
+    raise UsageError(f"no paper with id '{given}' in the corpus")
+
+
+# -- commands ---------------------------------------------------------------------------------
+def cmd_list(args: argparse.Namespace, corpus: Corpus) -> int:
+    if args.json:
+        sys.stdout.write("[")
+        for i, paper in enumerate(corpus):
+            sys.stdout.write(("," if i else "") + "\n" + json.dumps(paper.to_dict(), ensure_ascii=False))
+        sys.stdout.write("\n]\n")
+        return 0
+    for i in range(len(corpus)):
+        print(f"{corpus.ids[i]}  {corpus.titles[i]}")
+    return 0
+
+
+def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
+    if args.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    searcher = Searcher(open_index(corpus, quiet=args.json))
+    result = searcher.search(args.query, limit=args.limit)
+    if result.notice:
+        print(f"tui-reader: {result.notice}", file=sys.stderr)
+    hits = []
+    for hit in result.hits:
+        paper = corpus.paper(hit.row)
+        text, _spans = snippet(paper.abstract, result.terms)
+        hits.append({"id": paper.id, "title": paper.title, "score": round(hit.score, 4),
+                     "snippet": text, "abstract": paper.abstract, "sources": paper.sources})
+    if args.json:
+        print(json.dumps({"query": args.query, "total": result.total,
+                          "took_ms": round(result.took_ms, 2), "suggestion": result.suggestion,
+                          "notice": result.notice, "hits": hits}, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{result.total:,} result{'s' if result.total != 1 else ''} for {args.query!r} "
+          f"({result.took_ms:.1f} ms)")
+    if result.suggestion:
+        print(f"Did you mean: {result.suggestion}")
+    for n, hit in enumerate(hits, 1):
+        print(f"\n{n:>3}. {hit['title']}\n     id {hit['id']}  score {hit['score']:.2f}")
+        print(f"     {hit['snippet']}")
+    return 0
+
+
+def cmd_index(args: argparse.Namespace, corpus: Corpus) -> int:
+    index = SearchIndex(corpus)
+    state = "missing" if args.rebuild else index.status()
+    report = index.ensure(progress=_progress_printer("indexing"), rebuild=args.rebuild)
+    what = {"unchanged": "index is up to date", "built": f"built the index of {report.added:,} papers",
+            "updated": f"updated the index: {report.added} added, {report.changed} changed, "
+                       f"{report.removed} removed"}[report.action]
+    print(f"{what} in {report.seconds:.2f} s ({state}); {index.dir}")
+    return 0
+
+
+def cmd_bookmarks(args: argparse.Namespace, corpus: Corpus) -> int:
+    store = BookmarkStore(args.bookmarks or paths.bookmarks_file())
+    for warning in store.warnings:
+        print(f"tui-reader: warning: {warning}", file=sys.stderr)
+    if args.action == "list":
+        marks = store.all()
+        if getattr(args, "json", False):
+            print(json.dumps([m.to_dict() for m in marks], indent=2, ensure_ascii=False))
+        for m in marks if not getattr(args, "json", False) else []:
+            flag = "" if m.id in corpus.index_of else "  (not in this corpus)"
+            note = f"  — {m.note}" if m.note else ""
+            print(f"{m.id}  {m.added}  {m.title}{note}{flag}")
+        return 0
+    if args.action == "add":
+        pid = _resolve_id(corpus, args.id)
+        mark = store.add(pid, corpus.titles[corpus.index_of[pid]], args.note)
+        if args.note and mark.note != args.note:
+            store.set_note(pid, args.note)
+        print(f"bookmarked {pid}  {mark.title}")
+        return 0
+    if args.action == "remove":
+        pid = _resolve_id(corpus, args.id, store)
+        if not store.remove(pid):
+            print(f"tui-reader: {pid} was not bookmarked", file=sys.stderr)
+            return 1
+        print(f"removed {pid}")
+        return 0
+    sys.stdout.write(export(store.all(), corpus.get, args.format))
+    return 0
+
+
+def run_subcommand(argv: Sequence[str]) -> int:
+    args = build_sub_parser().parse_args(argv)
+    corpus = load_corpus(args.paths)
+    _warn(corpus)
+    handler = {"list": cmd_list, "search": cmd_search, "index": cmd_index,
+               "bookmarks": cmd_bookmarks}[args.command]
+    return handler(args, corpus)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] in SUBCOMMANDS:
+            return run_subcommand(argv)
+        args = build_parser().parse_args(argv)
+        for raw in args.paths:  # fail before the screen opens, with a plain message
+            if not Path(raw).expanduser().exists():
+                raise CorpusError(f"no such file or folder: {raw}")
+        from .app.app import ReaderApp
+
+        app = ReaderApp(args.paths, bookmarks_path=args.bookmarks)
+        app.run()
+        return app.return_code or 0
+    except (CorpusError, UsageError) as exc:
+        print(f"tui-reader: error: {exc}", file=sys.stderr)
+        return 2
+    except ReadOnlyStore as exc:
+        print(f"tui-reader: error: {exc}", file=sys.stderr)
+        return 1
+    except IndexBusy as exc:
+        print(f"tui-reader: error: {exc}; try again in a moment", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # `tui-reader list | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+"""Where tui-reader keeps its files. Functions, not constants, so tests can point XDG_* elsewhere."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP = "tui-reader"
+
+
+def cache_dir() -> Path:
+    """Search indexes and the parse cache: safe to delete, rebuilt on demand."""
+    return Path(os.environ.get("TUI_READER_CACHE_DIR") or platformdirs.user_cache_dir(APP))
+
+
+def data_dir() -> Path:
+    """User data that must never be lost (bookmarks)."""
+    return Path(platformdirs.user_data_dir(APP))
+
+
+def bookmarks_file() -> Path:
+    override = os.environ.get("TUI_READER_BOOKMARKS")
+    return Path(override) if override else data_dir() / "bookmarks.json"
+
+
+def seeds_dir() -> Path:
+    """The bundled seeds: the installed copy inside the package first, the source tree's second."""
+    here = Path(__file__).resolve().parent.parent
+    for candidate in (here / "seeds", here.parent / "seeds"):
+        if candidate.is_dir() and any(candidate.glob("*.txt")):
+            return candidate
+    return here / "seeds"

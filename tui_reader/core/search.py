@@ -1,0 +1,383 @@
+"""Queries over the index: the query language, its safe fallback, type-ahead, suggestions, similar.
+
+Costs at 87k papers drive the design: Whoosh's ``abc*`` expands over every abstract term (seconds on
+short prefixes), so explicit prefixes and the word being typed are completed from a bounded set;
+``len(results)`` re-runs the match, so counts while typing are estimates; the searcher is shared.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from whoosh import highlight, query
+from whoosh.qparser import FuzzyTermPlugin, GtLtPlugin, MultifieldParser
+
+from .index import SearchIndex, fold_analyzer, stem_analyzer
+
+TEXT_FIELDS = ("title", "abstract", "authors")
+HIGHLIGHT_FIELDS = {"title", "abstract"}
+PREFIX_EXPANSIONS = 48  # an explicit prefix becomes its most frequent completions
+TYPEAHEAD_COMPLETIONS = 8
+_SCAN_CAP = 4000  # completions looked at per prefix; keeps "a*" bounded at 87k
+_PARTIAL = re.compile(r"(?:^|(?<=[\s(]))([^\W_]\w*)$")
+_WORD = re.compile(r"(?<![:\w~*])([^\W\d_][\w-]{2,})(?![\w:~*])")
+_OPERATORS = {"and", "or", "not", "to"}
+_FIELD = re.compile(r"(?<![\w\"])(\w+):(\S?)")
+_LEADING_OP = re.compile(r"^\s*(?:AND|OR)\b")
+_TRAILING_OP = re.compile(r"\b(?:AND|OR|NOT)\s*$")
+
+
+@dataclass(slots=True)
+class Hit:
+    row: int
+    id: str
+    score: float
+
+
+@dataclass(slots=True)
+class SearchResult:
+    query: str
+    hits: list[Hit] = field(default_factory=list)
+    total: int = 0
+    exact: bool = True
+    took_ms: float = 0.0
+    suggestion: str | None = None
+    notice: str | None = None
+    terms: frozenset[str] = frozenset()
+    kind: str = "search"  # "search", "typeahead" or "similar"
+
+
+@lru_cache(maxsize=1)
+def _stem():  # type: ignore[no-untyped-def]
+    return stem_analyzer()
+
+
+@lru_cache(maxsize=1)
+def _fold():  # type: ignore[no-untyped-def]
+    return fold_analyzer()
+
+
+def stem(word: str) -> str:
+    tokens = [t.text for t in _stem()(word, mode="query")]
+    return tokens[0] if tokens else word.lower()
+
+
+def fold(word: str) -> str:
+    tokens = [t.text for t in _fold()(word, mode="query")]
+    return tokens[0] if tokens else word.lower()
+
+
+class Searcher:
+    """Runs queries for one index; safe to call from worker threads (calls are serialised)."""
+
+    def __init__(self, index: SearchIndex) -> None:
+        self.index = index
+        self.corpus = index.corpus
+        schema = index.index().schema
+        self._parser = MultifieldParser(list(TEXT_FIELDS), schema)
+        self._parser.add_plugin(FuzzyTermPlugin())
+        self._parser.add_plugin(GtLtPlugin())
+        self._plain = MultifieldParser(list(TEXT_FIELDS), schema)
+        self._fields = set(schema.names())
+        self._cache: OrderedDict[tuple[str, bool, int], SearchResult] = OrderedDict()
+        self._cache_lock = threading.Lock()
+
+    def invalidate(self) -> None:
+        with self._cache_lock:
+            self._cache.clear()
+
+    # -- public -----------------------------------------------------------------------------
+    def search(self, text: str, limit: int = 500, typeahead: bool = False,
+               exact_count: bool | None = None) -> SearchResult:
+        text = text.strip("\n")
+        key = (text, typeahead, limit)
+        with self._cache_lock:
+            cached = self._cache.get(key)
+            if cached is not None:
+                self._cache.move_to_end(key)
+                return cached
+        result = self._search(text, limit, typeahead,
+                              exact_count if exact_count is not None else not typeahead)
+        with self._cache_lock:
+            self._cache[key] = result
+            while len(self._cache) > 256:
+                self._cache.popitem(last=False)
+        return result
+
+    def similar(self, row: int, limit: int = 50) -> SearchResult:
+        """Papers like this one: Whoosh more-like-this over the abstract's key terms."""
+        started = time.perf_counter()
+        pid = self.corpus.ids[row]
+        abstract = self.corpus.abstract(row)
+        with self.index.searcher() as s:
+            docnum = s.document_number(id=pid)
+            keys = s.key_terms_from_text("abstract", abstract, numterms=12)
+            if docnum is None:
+                return SearchResult(f"similar to {pid}", kind="similar",
+                                    notice="this paper is not in the index yet")
+            results = s.more_like(docnum, "abstract", text=abstract, top=limit, numterms=12)
+            hits = self._hits(results)
+        took = (time.perf_counter() - started) * 1000
+        return SearchResult(f"similar to: {self.corpus.titles[row]}", hits, len(hits), True, took,
+                            terms=frozenset(t for t, _ in keys), kind="similar")
+
+    # -- internals --------------------------------------------------------------------------
+    def _search(self, text: str, limit: int, typeahead: bool, exact: bool) -> SearchResult:
+        started = time.perf_counter()
+        result = SearchResult(text, kind="typeahead" if typeahead else "search")
+        if not text.strip():
+            return result
+        with self.index.searcher() as s:
+            reader = s.reader()
+            q, notice = self._build(text, reader, typeahead)
+            result.notice = notice
+            try:
+                results = s.search(q, limit=limit)
+                hits = self._hits(results)
+            except Exception as exc:  # a query Whoosh accepts but cannot run: plain words
+                q = self._words_query(text)
+                result.notice = f"couldn't run that query ({type(exc).__name__}); searched its words"
+                results = s.search(q, limit=limit)
+                hits = self._hits(results)
+            result.hits = hits
+            if exact:
+                result.total, result.exact = len(results), True
+            else:
+                result.total = max(results.estimated_length(), len(hits))
+                result.exact = results.has_exact_length()
+            result.terms = _highlight_terms(q, reader)
+            if result.total < 3 and not typeahead:
+                result.suggestion = self._suggest(text, reader)
+        result.took_ms = (time.perf_counter() - started) * 1000
+        return result
+
+    def _hits(self, results) -> list[Hit]:  # type: ignore[no-untyped-def]
+        index_of = self.corpus.index_of
+        hits = []
+        for hit in results:
+            row = index_of.get(hit["id"])
+            if row is not None:  # an index entry whose paper vanished: skip, the update will drop it
+                hits.append(Hit(row, hit["id"], float(hit.score or 0.0)))
+        return hits
+
+    def _words_query(self, text: str) -> query.Query:
+        words = [w for w in re.findall(r"\w+", text) if w.lower() not in _OPERATORS]
+        if not words:
+            return query.NullQuery
+        return self._plain.parse(" ".join(words))
+
+    def _build(self, text: str, reader, typeahead: bool) -> tuple[query.Query, str | None]:  # type: ignore[no-untyped-def]
+        head, partial = text, ""
+        if typeahead:
+            # Mid-typing states are not errors: close an open quote, drop a dangling operator.
+            if head.count('"') % 2:
+                head += '"'
+            head = _TRAILING_OP.sub("", head)
+            if not text.endswith((" ", ")", '"')) and text.count('"') % 2 == 0:
+                m = _PARTIAL.search(head)
+                if m and m.group(1).lower() not in _OPERATORS:
+                    head, partial = head[: m.start(1)], m.group(1)
+        notice = None
+        q: query.Query | None = None
+        if head.strip():
+            problem = self._problem(head)
+            if problem is None:
+                try:
+                    q = self._parser.parse(head)
+                except Exception as exc:
+                    problem = str(exc) or type(exc).__name__
+                if q is not None and _has_null(q):
+                    problem = "a field value it could not read"
+            if problem is not None:
+                q = self._words_query(head)
+                notice = f"couldn't parse the query ({problem}); searched its plain words"
+        if q is not None:
+            q = q.accept(lambda node: _bound(node, reader))
+        if partial:
+            completion = self._complete(partial, reader)
+            q = completion if q is None or q is query.NullQuery else query.And([q, completion])
+        return (q if q is not None else query.NullQuery), notice
+
+    def _problem(self, text: str) -> str | None:
+        """Syntax Whoosh would silently reinterpret: say so instead of guessing."""
+        if text.count('"') % 2:
+            return "unbalanced quote"
+        depth = 0
+        for ch in re.sub(r'"[^"]*"', "", text):
+            depth += (ch == "(") - (ch == ")")
+            if depth < 0:
+                return "unbalanced parenthesis"
+        if depth:
+            return "unbalanced parenthesis"
+        for m in _FIELD.finditer(text):
+            name, value = m.group(1), m.group(2)
+            if name not in self._fields:
+                return f"unknown field '{name}'; fields are {', '.join(sorted(self._fields))}"
+            if not value:
+                return f"'{name}:' needs a value"
+        if _LEADING_OP.search(text) or _TRAILING_OP.search(text):
+            return "an operator with nothing to join"
+        return None
+
+    def _complete(self, partial: str, reader) -> query.Query:  # type: ignore[no-untyped-def]
+        """The word being typed: its most frequent title-word completions, matched without scoring
+        (the finished words rank the results)."""
+        words = _top_terms(reader, "tw", fold(partial), TYPEAHEAD_COMPLETIONS)
+        stems = {stem(w) for w in words} | {stem(partial)}
+        terms: list[query.Query] = [query.Term(f, s) for s in sorted(stems) for f in ("title", "abstract")]
+        return query.ConstantScoreQuery(query.Or(terms), score=0.5)
+
+    def _surface(self, term: str, reader) -> str:  # type: ignore[no-untyped-def]
+        """A readable word for an abstract stem: its commonest title word, or its form in a paper."""
+        words = _top_terms(reader, "tw", term, 1)
+        if words:
+            return words[0]
+        with self.index.searcher() as s:
+            for hit in s.search(query.Term("abstract", term), limit=1):
+                row = self.corpus.index_of.get(hit["id"])
+                if row is not None:
+                    text = self.corpus.abstract(row)
+                    for a, b in match_spans(text, frozenset([term])):
+                        return text[a:b].lower()
+        return term
+
+    def _suggest(self, text: str, reader) -> str | None:  # type: ignore[no-untyped-def]
+        """'Did you mean': unknown words replaced by Whoosh's corrector over title words, then
+        abstract stems (shown as their commonest title-word form)."""
+        title_words = reader.corrector("tw")
+        stems = reader.corrector("abstract")
+        changed = False
+
+        def fix(m: re.Match[str]) -> str:
+            nonlocal changed
+            word = m.group(1)
+            if word.lower() in _OPERATORS:
+                return word
+            s = stem(word)
+            if reader.doc_frequency("abstract", s) or reader.doc_frequency("title", s):
+                return word
+            found = title_words.suggest(fold(word), limit=1, maxdist=2, prefix=1)
+            if not found:
+                found = stems.suggest(s, limit=1, maxdist=2, prefix=1)
+                if found:
+                    found = [self._surface(found[0], reader)]
+            if found and found[0] != word.lower():
+                changed = True
+                return found[0]
+            return word
+
+        suggestion = _WORD.sub(fix, text)
+        return suggestion if changed else None
+
+
+def _has_null(q: query.Query) -> bool:
+    null = type(query.NullQuery)
+    return isinstance(q, null) or any(isinstance(leaf, null) for leaf in q.leaves())
+
+
+def _highlight_terms(q: query.Query, reader) -> frozenset[str]:  # type: ignore[no-untyped-def]
+    """Indexed forms of the query's words in title/abstract, multi-terms expanded (bounded)."""
+    out: set[str] = set()
+    for leaf in [q, *q.leaves()] if not q.is_leaf() else [q]:
+        fieldname = getattr(leaf, "fieldname", None)
+        if fieldname not in HIGHLIGHT_FIELDS:
+            continue
+        if isinstance(leaf, query.Phrase):
+            out.update(leaf.words)
+        elif isinstance(leaf, query.MultiTerm):
+            for k, btext in enumerate(leaf._btexts(reader)):
+                if k >= 64:
+                    break
+                out.add(btext.decode("utf-8") if isinstance(btext, bytes) else btext)
+        elif isinstance(leaf, query.Term):
+            out.add(leaf.text.decode("utf-8") if isinstance(leaf.text, bytes) else str(leaf.text))
+    return frozenset(out)
+
+
+def _top_terms(reader, fieldname: str, prefix: str, n: int) -> list[str]:  # type: ignore[no-untyped-def]
+    """The n most frequent terms of a field starting with prefix (bounded scan)."""
+    if fieldname not in reader.schema.names():
+        return []
+    scored: list[tuple[int, str]] = []
+    for k, btext in enumerate(reader.expand_prefix(fieldname, prefix)):
+        if k >= _SCAN_CAP:
+            break
+        term = btext.decode("utf-8") if isinstance(btext, bytes) else btext
+        scored.append((reader.doc_frequency(fieldname, term), term))
+    scored.sort(key=lambda x: (-x[0], x[1]))
+    return [t for _, t in scored[:n]]
+
+
+def _bound(node: query.Query, reader) -> query.Query:  # type: ignore[no-untyped-def]
+    """Keep user-written prefixes, wildcards and fuzzy terms cheap at 87k papers."""
+    if isinstance(node, query.FuzzyTerm):
+        if node.prefixlength == 0:
+            node = node.copy()
+            node.prefixlength = 1 if len(node.text) <= 4 else 2
+        return node
+    if isinstance(node, query.Prefix):
+        terms = _top_terms(reader, node.fieldname, node.text, PREFIX_EXPANSIONS)
+        if not terms:
+            return query.NullQuery
+        return query.Or([query.Term(node.fieldname, t) for t in terms], boost=node.boost)
+    if isinstance(node, query.Wildcard):
+        expanded = []
+        for k, btext in enumerate(node._btexts(reader)):
+            if k >= _SCAN_CAP:
+                break
+            expanded.append(btext.decode("utf-8") if isinstance(btext, bytes) else btext)
+        ranked = sorted(expanded, key=lambda t: -reader.doc_frequency(node.fieldname, t))
+        terms = ranked[:PREFIX_EXPANSIONS]
+        return query.Or([query.Term(node.fieldname, t) for t in terms]) if terms else query.NullQuery
+    return node
+
+
+# -- highlighting (Whoosh's highlighter over our own text; no stored fields needed) ---------------
+_OPEN, _CLOSE = "\x02", "\x03"  # control characters never survive normalisation, so safe markers
+
+
+class _MarkFormatter(highlight.Formatter):
+    between = " … "
+
+    def format_token(self, text, token, replace=False):  # type: ignore[no-untyped-def]
+        return _OPEN + highlight.get_text(text, token, replace) + _CLOSE
+
+
+def _unmark(marked: str) -> tuple[str, list[tuple[int, int]]]:
+    plain: list[str] = []
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    start = 0
+    for part in re.split(f"([{_OPEN}{_CLOSE}])", marked):
+        if part == _OPEN:
+            start = pos
+        elif part == _CLOSE:
+            spans.append((start, pos))
+        else:
+            plain.append(part)
+            pos += len(part)
+    return "".join(plain), spans
+
+
+def snippet(text: str, terms: frozenset[str], maxchars: int = 220) -> tuple[str, list[tuple[int, int]]]:
+    """Keyword-in-context fragment(s) of text with the matched spans; the opening if none match."""
+    if terms:
+        fragmenter = highlight.ContextFragmenter(maxchars=maxchars, surround=60)
+        marked = highlight.highlight(text, terms, _stem(), fragmenter, _MarkFormatter(), top=2)
+        if marked:
+            return _unmark(marked)
+    clipped = text if len(text) <= maxchars else text[: maxchars - 1].rsplit(" ", 1)[0] + "…"
+    return clipped, []
+
+
+def match_spans(text: str, terms: frozenset[str]) -> list[tuple[int, int]]:
+    """Character spans of the words in text whose analysed form is one of the query's terms."""
+    if not terms or not text:
+        return []
+    return [(t.startchar, t.endchar) for t in _stem()(text, chars=True, removestops=False, mode="index")
+            if t.text in terms]
