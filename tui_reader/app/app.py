@@ -1,0 +1,36 @@
+"""ReaderApp: wiring only. State and behaviour live in MainScreen; data in tui_reader.core."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from textual.app import App, SystemCommand
+from textual.screen import Screen
+
+from ..core import paths as core_paths
+from .commands import COMMANDS
+from .providers import PaperProvider
+from .screens.main import MainScreen
+
+
+class ReaderApp(App[None]):
+    TITLE = "tui-reader"
+    CSS_PATH = "reader.tcss"
+    COMMANDS = App.COMMANDS | {PaperProvider}
+
+    def __init__(self, paths: Sequence[str] = (), bookmarks_path: Path | None = None) -> None:
+        super().__init__()
+        self.paths = list(paths)
+        self.bookmarks_path = bookmarks_path or core_paths.bookmarks_file()
+
+    def on_mount(self) -> None:
+        self.push_screen(MainScreen(self.paths, self.bookmarks_path))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """The palette lists every reader action (from commands.py) beside Textual's own."""
+        if isinstance(screen, MainScreen):
+            for command in COMMANDS:
+                yield SystemCommand(command.title, command.help,
+                                    lambda action=command.action: screen.run_action(action))
+        yield from super().get_system_commands(screen)

@@ -1,0 +1,435 @@
+"""The reader screen. It owns the state (corpus, query result, view, bookmarks); panes only draw.
+
+Everything slow runs in thread workers: loading, indexing, searching, snippets, bookmark writes
+and the system clipboard. A search carries a sequence number; a result that comes back after a
+newer keystroke is dropped, so stale results never land.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from ...core.bookmarks import BookmarkStore, ReadOnlyStore
+from ...core.clipboard import as_markdown_quote, copy_text
+from ...core.corpus import Corpus, load_corpus
+from ...core.index import SearchIndex
+from ...core.search import Searcher, SearchResult, match_spans, snippet
+from ..commands import screen_bindings
+from ..widgets.paper_detail import PaperDetail, paper_content
+from ..widgets.paper_list import PaperList
+from ..widgets.search_bar import SearchBar
+from .help import HelpScreen
+from .note import NoteScreen
+
+TYPEAHEAD_LIMIT = 200
+SEARCH_LIMIT = 1000
+SNIPPETS_UP_FRONT = 40
+
+
+class MainScreen(Screen[None]):
+    BINDINGS = [*screen_bindings(), Binding("escape", "back", "Back", show=False)]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    AUTO_FOCUS = "PaperList"
+
+    def __init__(self, paths: Sequence[str], bookmarks_path: Path) -> None:
+        super().__init__()
+        self.paths = list(paths)
+        self.bookmarks_path = bookmarks_path
+        self.corpus: Corpus | None = None
+        self.index: SearchIndex | None = None
+        self.searcher: Searcher | None = None
+        self.store: BookmarkStore | None = None
+        self.result: SearchResult | None = None
+        self.bookmarks_only = False
+        self.index_state = "loading"
+        self._seq = 0
+        self._pending: tuple[str, bool] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield SearchBar(id="search")
+        with Horizontal(id="panes"):
+            yield PaperList(id="papers")
+            yield PaperDetail(id="detail")
+        yield Static("", id="status", markup=False)
+        yield Footer()
+
+    # -- widgets --------------------------------------------------------------------------------
+    @property
+    def papers(self) -> PaperList:
+        return self.query_one(PaperList)
+
+    @property
+    def detail(self) -> PaperDetail:
+        return self.query_one(PaperDetail)
+
+    @property
+    def search_bar(self) -> SearchBar:
+        return self.query_one(SearchBar)
+
+    # -- loading ------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        self.papers.empty_text = "Loading papers…"
+        self.papers.snippet_source = self.fill_snippets
+        self.update_status()
+        self.load()
+
+    @work(thread=True, exclusive=True, group="load")
+    def load(self) -> None:
+        store = BookmarkStore(self.bookmarks_path)
+        corpus = load_corpus(self.paths)
+        self.app.call_from_thread(self._loaded, corpus, store)
+        index = SearchIndex(corpus)
+        status = index.status()
+        last = [-1]
+
+        def progress(done: int, total: int, phase: str) -> None:
+            pct = 100 * done // max(total, 1)
+            if pct != last[0]:
+                last[0] = pct
+                self.app.call_from_thread(self._index_progress, f"{phase} {pct}%")
+
+        if status != "fresh":
+            self.app.call_from_thread(self._index_progress, "building" if status == "missing"
+                                      else "updating")
+        try:
+            report = index.ensure(progress=progress)
+            searcher = Searcher(index)
+        except Exception as exc:  # keep browsing without search rather than die
+            self.app.call_from_thread(self._index_failed, exc)
+            return
+        if report.reason:
+            self.app.call_from_thread(self.app.notify, report.reason, severity="warning",
+                                      markup=False)
+        self.app.call_from_thread(self._search_ready, index, searcher)
+
+    def _loaded(self, corpus: Corpus, store: BookmarkStore) -> None:
+        self.corpus, self.store = corpus, store
+        papers = self.papers
+        papers.titles, papers.ids, papers.marked = corpus.titles, corpus.ids, store.ids()
+        papers.empty_text = "No papers in this corpus." if not len(corpus) else "No papers."
+        for warning in [*corpus.warnings, *store.warnings]:
+            self.app.notify(warning, title="Problem with a file", severity="warning",
+                            timeout=12, markup=False)
+        self.apply_view()
+
+    def _index_progress(self, text: str) -> None:
+        self.index_state = text
+        self.update_status()
+        if self.search_bar.value.strip() and self.searcher is None:
+            self.search_bar.info(f"Search starts when the index is ready ({text}).")
+
+    def _index_failed(self, exc: Exception) -> None:
+        self.index_state = "unavailable"
+        self.update_status()
+        self.app.notify(f"Search is unavailable: {exc}", severity="error", markup=False)
+
+    def _search_ready(self, index: SearchIndex, searcher: Searcher) -> None:
+        self.index, self.searcher, self.index_state = index, searcher, "ready"
+        self.update_status()
+        pending, self._pending = self._pending, None
+        if pending:
+            self.start_search(*pending)
+
+    # -- view ---------------------------------------------------------------------------------
+    def apply_view(self) -> None:
+        """Rows to show, from (result or whole corpus) x (all or bookmarks only)."""
+        corpus = self.corpus
+        if corpus is None:
+            return
+        keep = self.papers.highlighted_row
+        marked = self.papers.marked
+        if self.result is not None:
+            rows: Sequence[int] = [h.row for h in self.result.hits]
+            if self.bookmarks_only:
+                rows = [r for r in rows if corpus.ids[r] in marked]
+        elif self.bookmarks_only and self.store is not None:
+            rows = [corpus.index_of[b.id] for b in self.store.all() if b.id in corpus.index_of]
+        else:
+            rows = range(len(corpus))
+        self.papers.empty_text = self._empty_text()
+        self.papers.set_rows(rows, snippets=bool(self.result and self.result.terms), keep=keep)
+        self.update_status()
+
+    def _empty_text(self) -> str:
+        if self.result is not None:
+            if self.result.suggestion:
+                return f"No matches. Did you mean: {self.result.suggestion}"
+            return "No matches." + (" (none bookmarked)" if self.bookmarks_only else "")
+        if self.bookmarks_only:
+            return "No bookmarks yet: press b on a paper to bookmark it."
+        return "No papers in this corpus."
+
+    def update_status(self) -> None:
+        parts: list[Content] = []
+        corpus = self.corpus
+        if corpus is None:
+            parts.append(Content("Loading…"))
+        else:
+            shown = len(self.papers.rows)
+            what = "bookmarked papers" if self.bookmarks_only else "papers"
+            if self.result is not None:
+                total = self.result.total
+                approx = "" if self.result.exact else "~"
+                parts.append(Content(f"{shown:,} shown of {approx}{total:,} matches"))
+                label = "" if self.result.kind == "similar" else "query: "
+                parts.append(Content(f"{label}{self.result.query}").stylize("bold"))
+                parts.append(Content(f"{self.result.took_ms:.0f} ms"))
+            else:
+                parts.append(Content(f"{shown:,} {what} of {len(corpus):,}"))
+            if self.store is not None and len(self.store):
+                missing = sum(1 for pid in self.store.ids() if pid not in corpus.index_of)
+                mark = f"★ {len(self.store)}" + (f" ({missing} not in this corpus)" if missing else "")
+                parts.append(Content(mark))
+        parts.append(Content(f"index: {self.index_state}"))
+        self.query_one("#status", Static).update(Content(" · ").join(parts))
+
+    # -- search -------------------------------------------------------------------------------
+    @on(SearchBar.QueryChanged)
+    def _typed(self, event: SearchBar.QueryChanged) -> None:
+        self.start_search(event.text, typeahead=True)
+
+    @on(SearchBar.QuerySubmitted)
+    def _submitted(self, event: SearchBar.QuerySubmitted) -> None:
+        """Enter moves to the results on screen; it re-searches only if they are not for this text
+        (or found nothing, when a full search can still suggest a spelling)."""
+        shown = self.result
+        if not (shown and shown.kind == "typeahead" and shown.query == event.text and shown.hits):
+            self.start_search(event.text, typeahead=False)
+        self.papers.focus()
+
+    def start_search(self, text: str, typeahead: bool) -> None:
+        self._seq += 1
+        if not text.strip():
+            self.workers.cancel_group(self, "search")
+            self.search_bar.info("")
+            self.result = None
+            self.apply_view()
+            return
+        if self.searcher is None:
+            self._pending = (text, typeahead)
+            self.search_bar.info(f"Search starts when the index is ready ({self.index_state}).")
+            return
+        self.run_search(text, typeahead, self._seq)
+
+    @work(thread=True, exclusive=True, group="search")
+    def run_search(self, text: str, typeahead: bool, seq: int) -> None:
+        assert self.searcher is not None and self.corpus is not None
+        result = self.searcher.search(
+            text, limit=TYPEAHEAD_LIMIT if typeahead else SEARCH_LIMIT, typeahead=typeahead)
+        if seq != self._seq:
+            return  # a newer keystroke owns the screen now
+        snippets = self._snippets([h.row for h in result.hits[:SNIPPETS_UP_FRONT]], result)
+        self.app.call_from_thread(self._show_result, result, snippets, seq)
+
+    def _snippets(self, rows: list[int], result: SearchResult) -> dict[int, tuple[str, list]]:
+        assert self.corpus is not None
+        return {r: snippet(self.corpus.abstract(r), result.terms) for r in rows}
+
+    def fill_snippets(self, rows: list[int]) -> None:
+        if self.result is not None and self.result.terms:
+            self._fill_snippets(rows, self.result)
+
+    @work(thread=True, exclusive=True, group="snippets")
+    def _fill_snippets(self, rows: list[int], result: SearchResult) -> None:
+        snippets = self._snippets(rows, result)
+        self.app.call_from_thread(self._got_snippets, snippets, result)
+
+    def _got_snippets(self, snippets: dict, result: SearchResult) -> None:
+        if result is self.result:
+            self.papers.set_snippets(snippets)
+
+    def _show_result(self, result: SearchResult, snippets: dict, seq: int) -> None:
+        if seq != self._seq:
+            return
+        self.result = result
+        info: list[Content] = []
+        warn = False
+        if result.notice:
+            info.append(Content(result.notice))
+            warn = True
+        if result.suggestion:
+            info.append(Content("Did you mean: ") + Content(result.suggestion).stylize("bold"))
+            warn = True
+        if not info:
+            approx = "" if result.exact else "~"
+            info.append(Content(f"{approx}{result.total:,} matches in {result.took_ms:.0f} ms"
+                                + (" · Enter to read" if result.kind == "typeahead" else "")))
+        self.search_bar.info(Content(" · ").join(info), warning=warn)
+        self.apply_view()
+        self.papers.set_snippets(snippets)
+
+    # -- detail -------------------------------------------------------------------------------
+    @on(PaperList.PaperHighlighted)
+    def _highlighted(self, event: PaperList.PaperHighlighted) -> None:
+        self.show_detail(event.row)
+
+    @on(PaperList.PaperSelected)
+    def _selected(self, event: PaperList.PaperSelected) -> None:
+        if self.detail.display:
+            self.detail.focus()
+
+    def show_detail(self, row: int | None) -> None:
+        if self.corpus is None or row is None:
+            self.detail.show_message(self.papers.empty_text if self.corpus else "Loading…")
+            return
+        paper = self.corpus.paper(row)
+        terms = self.result.terms if self.result else frozenset()
+        bookmark = self.store.get(paper.id) if self.store else None
+        self.detail.show(paper_content(paper, bookmark, match_spans(paper.title, terms),
+                                       match_spans(paper.abstract, terms)))
+
+    # -- actions ------------------------------------------------------------------------------
+    def _current(self) -> int | None:
+        row = self.papers.highlighted_row
+        if row is None:
+            self.app.notify("No paper highlighted.", severity="warning")
+        return row
+
+    def go_to_row(self, row: int) -> None:
+        """Palette 'go to paper': show it even if the current query or filter hides it."""
+        if not self.papers.move_to_row(row):
+            self.result, self.bookmarks_only = None, False
+            self.search_bar.set_value("")
+            self.search_bar.info("")
+            self.apply_view()
+            self.papers.move_to_row(row)
+        self.papers.focus()
+
+    def action_focus_search(self) -> None:
+        self.search_bar.input.focus()
+
+    def action_back(self) -> None:
+        """Escape ladder: leave the bar or detail pane, then clear the query, then the filter."""
+        focused = self.focused
+        if isinstance(focused, Input) or focused is self.detail:
+            self.papers.focus()
+        elif self.result is not None or self.search_bar.value:
+            self.search_bar.set_value("")
+            self.start_search("", typeahead=False)
+        elif self.bookmarks_only:
+            self.action_toggle_bookmarks_view()
+
+    def action_toggle_bookmarks_view(self) -> None:
+        self.bookmarks_only = not self.bookmarks_only
+        self.apply_view()
+
+    def action_toggle_detail(self) -> None:
+        self.detail.display = not self.detail.display
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def action_quit(self) -> None:
+        self.app.exit()
+
+    def action_toggle_bookmark(self) -> None:
+        row = self._current()
+        if row is not None and self.corpus is not None:
+            self.toggle_bookmark(self.corpus.ids[row], self.corpus.titles[row])
+
+    @work(thread=True, group="bookmarks")
+    def toggle_bookmark(self, pid: str, title: str) -> None:
+        assert self.store is not None
+        try:
+            on_now = self.store.toggle(pid, title)
+        except (ReadOnlyStore, OSError) as exc:
+            self.app.call_from_thread(self.app.notify, f"Bookmarks not saved: {exc}",
+                                      severity="error", markup=False)
+            return
+        message = ("Bookmarked: " if on_now else "Removed bookmark: ") + title
+        self.app.call_from_thread(self._bookmarks_changed, message)
+
+    def _bookmarks_changed(self, message: str) -> None:
+        assert self.store is not None
+        self.papers.marked = self.store.ids()
+        self.papers.refresh()
+        self.app.notify(message, markup=False, timeout=3)
+        if self.bookmarks_only:
+            self.apply_view()
+        else:
+            self.update_status()
+        self.show_detail(self.papers.highlighted_row)
+
+    def action_edit_note(self) -> None:
+        row = self._current()
+        if row is None or self.corpus is None or self.store is None:
+            return
+        pid, title = self.corpus.ids[row], self.corpus.titles[row]
+        mark = self.store.get(pid)
+
+        def save(note: str | None) -> None:
+            if note is not None:
+                self.save_note(pid, title, note)
+
+        self.app.push_screen(NoteScreen(title, mark.note if mark else ""), save)
+
+    @work(thread=True, group="bookmarks")
+    def save_note(self, pid: str, title: str, note: str) -> None:
+        assert self.store is not None
+        try:
+            self.store.set_note(pid, note, title)
+        except (ReadOnlyStore, OSError) as exc:
+            self.app.call_from_thread(self.app.notify, f"Note not saved: {exc}",
+                                      severity="error", markup=False)
+            return
+        self.app.call_from_thread(self._bookmarks_changed, f"Note saved: {title}")
+
+    def action_copy_abstract(self) -> None:
+        self._copy(markdown=False)
+
+    def action_copy_markdown(self) -> None:
+        self._copy(markdown=True)
+
+    def _copy(self, markdown: bool) -> None:
+        row = self._current()
+        if row is None or self.corpus is None:
+            return
+        paper = self.corpus.paper(row)
+        text = (as_markdown_quote(paper.title, paper.abstract, paper.sources, paper.url)
+                if markdown else paper.abstract)
+        self.app.copy_to_clipboard(text)  # OSC 52: works over SSH, never raises
+        self.copy_to_system(text, "Markdown quote" if markdown else "abstract", paper.title)
+
+    @work(thread=True, group="clipboard")
+    def copy_to_system(self, text: str, what: str, title: str) -> None:
+        outcome = copy_text(text)
+        route = ("to the terminal and the system clipboard" if outcome.ok
+                 else f"through the terminal only ({outcome.detail})")
+        self.app.call_from_thread(self.app.notify, f"Copied {what} ({len(text):,} chars) {route}.",
+                                  title=title[:60], markup=False, timeout=4)
+
+    def action_similar(self) -> None:
+        row = self._current()
+        if row is None:
+            return
+        if self.searcher is None:
+            self.app.notify(f"Similar papers need the index ({self.index_state}).",
+                            severity="warning")
+            return
+        self._seq += 1
+        self.run_similar(row, self._seq)
+
+    @work(thread=True, exclusive=True, group="search")
+    def run_similar(self, row: int, seq: int) -> None:
+        assert self.searcher is not None
+        result = self.searcher.similar(row)
+        if seq != self._seq:
+            return
+        snippets = self._snippets([h.row for h in result.hits[:SNIPPETS_UP_FRONT]], result)
+        self.app.call_from_thread(self._show_similar, result, snippets, seq)
+
+    def _show_similar(self, result: SearchResult, snippets: dict, seq: int) -> None:
+        self._show_result(result, snippets, seq)
+        self.search_bar.set_value("")
+        self.search_bar.info(Content(f"{len(result.hits)} papers similar to the highlighted one "
+                                     "· Esc to go back"))
+        self.papers.focus()

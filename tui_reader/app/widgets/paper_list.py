@@ -1,0 +1,231 @@
+"""A line-virtualised paper list: only the visible lines are ever rendered.
+
+ListView mounts a widget per row (minutes at 87k) and OptionList measures every row on resize
+(seconds at 87k); this draws each line on demand from plain lists, as Toolong does, so 87k rows
+cost what 40 do. Titles are drawn as Segments, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+Snippet = tuple[str, list[tuple[int, int]]]
+
+
+class PaperList(ScrollView, can_focus=True):
+    """Rows are corpus indices; titles and bookmark marks come from the screen's state."""
+
+    BINDINGS = [
+        Binding("j,down", "cursor_down", "Down", show=False),
+        Binding("k,up", "cursor_up", "Up", show=False),
+        Binding("g,home", "first", "First", show=False),
+        Binding("G,end", "last", "Last", show=False),
+        Binding("pagedown,space", "page_down", "Page down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("enter", "select", "Read", show=False),
+    ]
+    COMPONENT_CLASSES = {
+        "paper-list--cursor",
+        "paper-list--mark",
+        "paper-list--snippet",
+        "paper-list--match",
+        "paper-list--empty",
+    }
+    DEFAULT_CSS = """
+    PaperList { overflow-x: hidden; }
+    PaperList > .paper-list--cursor { background: $block-cursor-background; color: $block-cursor-foreground; text-style: bold; }
+    PaperList:blur > .paper-list--cursor { background: $block-cursor-blurred-background; text-style: none; }
+    PaperList > .paper-list--mark { color: $warning; text-style: bold; }
+    PaperList > .paper-list--snippet { color: $text-muted; }
+    PaperList > .paper-list--match { color: $text-accent; text-style: bold; }
+    PaperList > .paper-list--empty { color: $text-muted; text-style: italic; }
+    """
+
+    cursor: reactive[int] = reactive(0, always_update=True, init=False)
+
+    class PaperHighlighted(Message):
+        """The cursor moved to a paper (row is the corpus index, None when the list is empty)."""
+
+        def __init__(self, row: int | None) -> None:
+            self.row = row
+            super().__init__()
+
+    class PaperSelected(Message):
+        def __init__(self, row: int) -> None:
+            self.row = row
+            super().__init__()
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.rows: Sequence[int] = ()
+        self.titles: Sequence[str] = ()
+        self.ids: Sequence[str] = ()
+        self.marked: set[str] = set()
+        self.snippets: dict[int, Snippet] = {}
+        self.snippet_source: Callable[[list[int]], None] | None = None
+        self.empty_text = "No papers."
+        self._row_height = 1
+        self._snippets_requested = False
+
+    # -- data ---------------------------------------------------------------------------------
+    def set_rows(self, rows: Sequence[int], *, snippets: bool = False, keep: int | None = None) -> None:
+        """Show rows; keep the cursor on corpus row ``keep`` if it is among them."""
+        self.rows = rows
+        self.snippets = {}
+        self._row_height = 2 if snippets else 1
+        self.virtual_size = Size(0, len(rows) * self._row_height)
+        target = 0
+        if keep is not None and rows:
+            try:
+                target = list(rows).index(keep)
+            except ValueError:
+                target = 0
+        self.scroll_to(y=0, animate=False, immediate=True)
+        self.cursor = target
+        self.refresh()
+
+    def set_snippets(self, snippets: dict[int, Snippet]) -> None:
+        self.snippets.update(snippets)
+        self.refresh()
+
+    @property
+    def highlighted_row(self) -> int | None:
+        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
+
+    def move_to_row(self, row: int) -> bool:
+        try:
+            self.cursor = list(self.rows).index(row)
+        except ValueError:
+            return False
+        return True
+
+    # -- cursor -------------------------------------------------------------------------------
+    def validate_cursor(self, value: int) -> int:
+        return max(0, min(value, len(self.rows) - 1)) if self.rows else 0
+
+    def watch_cursor(self, value: int) -> None:
+        h = self._row_height
+        self.scroll_to_region(Region(0, value * h, 1, h), animate=False, immediate=True)
+        self.refresh()
+        self.post_message(self.PaperHighlighted(self.highlighted_row))
+
+    def _page(self) -> int:
+        return max(1, self.scrollable_content_region.height // self._row_height - 1)
+
+    def action_cursor_down(self) -> None:
+        self.cursor += 1
+
+    def action_cursor_up(self) -> None:
+        self.cursor -= 1
+
+    def action_first(self) -> None:
+        self.cursor = 0
+
+    def action_last(self) -> None:
+        self.cursor = len(self.rows) - 1
+
+    def action_page_down(self) -> None:
+        self.cursor += self._page()
+
+    def action_page_up(self) -> None:
+        self.cursor -= self._page()
+
+    def action_select(self) -> None:
+        row = self.highlighted_row
+        if row is not None:
+            self.post_message(self.PaperSelected(row))
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = (offset.y + int(self.scroll_y)) // self._row_height
+        if 0 <= index < len(self.rows):
+            self.cursor = index
+            if event.chain > 1:
+                self.action_select()
+
+    # -- drawing ------------------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        line = y + int(self.scroll_y)
+        index, sub = divmod(line, self._row_height)
+        if not self.rows:
+            if line == 0:
+                style = base + self.get_component_rich_style("paper-list--empty")
+                return Strip([Segment(" " + self.empty_text, style)]).crop_extend(0, width, base)
+            return Strip.blank(width, base)
+        if index >= len(self.rows):
+            return Strip.blank(width, base)
+        row = self.rows[index]
+        style = base
+        if index == self.cursor:
+            style = base + self.get_component_rich_style("paper-list--cursor")
+        if sub == 0:
+            segments = self._title_segments(row, style, width)
+        else:
+            segments = self._snippet_segments(row, style, width)
+        return Strip(segments).crop_extend(0, width, style)
+
+    def _title_segments(self, row: int, style: Style, width: int) -> list[Segment]:
+        marked = self.ids[row] in self.marked if self.ids else False
+        mark = Segment("★ " if marked else "  ", style + self.get_component_rich_style(
+            "paper-list--mark", partial=True) if marked else style)
+        return [mark, Segment(_fit(self.titles[row], width - 2), style)]
+
+    def _snippet_segments(self, row: int, style: Style, width: int) -> list[Segment]:
+        snippet = self.snippets.get(row)
+        if snippet is None:
+            if self.snippet_source is not None and not self._snippets_requested:
+                self._snippets_requested = True
+                self.call_later(self._request_snippets)
+            return [Segment("    …", style)]
+        text, spans = snippet
+        start = 0
+        if spans and spans[0][0] > 12:  # start near the first match so it is visible
+            start = text.rfind(" ", 0, spans[0][0] - 10) + 1
+        muted = style + self.get_component_rich_style("paper-list--snippet", partial=True)
+        match = style + self.get_component_rich_style("paper-list--match", partial=True)
+        segments = [Segment("    " + ("…" if start else ""), muted)]
+        pos = start
+        for a, b in spans:
+            if b <= start:
+                continue
+            a = max(a, start)
+            segments.append(Segment(text[pos:a], muted))
+            segments.append(Segment(text[a:b], match))
+            pos = b
+        segments.append(Segment(text[pos:], muted))
+        return segments
+
+    def visible_rows(self) -> list[int]:
+        top = int(self.scroll_y) // self._row_height
+        count = self.scrollable_content_region.height // self._row_height + 2
+        return [self.rows[i] for i in range(top, min(len(self.rows), top + count))]
+
+    def _request_snippets(self) -> None:
+        self._snippets_requested = False
+        missing = [r for r in self.visible_rows() if r not in self.snippets]
+        if missing and self.snippet_source is not None:
+            self.snippet_source(missing)
+
+
+def _fit(text: str, width: int) -> str:
+    """Truncate by terminal cells (wide characters count double), with an ellipsis."""
+    if width <= 0:
+        return ""
+    if cell_len(text) <= width:
+        return text
+    return set_cell_size(text, width - 1) + "…"

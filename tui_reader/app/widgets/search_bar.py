@@ -1,0 +1,79 @@
+"""The search bar: an Input that debounces keystrokes, and a line under it for what happened."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.timer import Timer
+from textual.widgets import Input, Static
+
+DEBOUNCE = 0.12  # seconds: fast typists (~8 keys/s) trigger one search per pause, not per key
+
+PLACEHOLDER = 'Search ( / ): words  "a phrase"  title:word  prefix*  fuzzy~  OR  NOT  (…)'
+
+
+class SearchBar(Vertical):
+    DEFAULT_CSS = """
+    SearchBar { height: auto; }
+    SearchBar > Input { border: tall $border-blurred; }
+    SearchBar > Input:focus { border: tall $border; }
+    SearchBar > #search-info { height: 1; padding: 0 1; color: $text-muted; }
+    SearchBar > #search-info.-warning { color: $text-warning; }
+    """
+
+    class QueryChanged(Message):
+        """Debounced: the text as it stands after a pause in typing."""
+
+        def __init__(self, text: str) -> None:
+            self.text = text
+            super().__init__()
+
+    class QuerySubmitted(Message):
+        def __init__(self, text: str) -> None:
+            self.text = text
+            super().__init__()
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder=PLACEHOLDER, id="search-input", select_on_focus=False)
+        yield Static("", id="search-info", markup=False)
+
+    @property
+    def input(self) -> Input:
+        return self.query_one("#search-input", Input)
+
+    @property
+    def value(self) -> str:
+        return self.input.value
+
+    def set_value(self, text: str) -> None:
+        """Change the text without triggering a search (e.g. Esc clearing the query)."""
+        with self.input.prevent(Input.Changed):
+            self.input.value = text
+        self._cancel()
+
+    def info(self, text: str | Content, warning: bool = False) -> None:
+        widget = self.query_one("#search-info", Static)
+        widget.update(text if isinstance(text, Content) else Content(text))
+        widget.set_class(warning, "-warning")
+
+    def _cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._cancel()
+        text = event.value
+        self._timer = self.set_timer(DEBOUNCE, lambda: self.post_message(self.QueryChanged(text)))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._cancel()
+        self.post_message(self.QuerySubmitted(event.value))
