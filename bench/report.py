@@ -154,7 +154,7 @@ def table(rows: list[Row], header: str) -> str:
         ratios = row.ratios()
         ratio_text = ""
         if ratios:
-            ratio_text = " / ".join(f"{ratios[k]:.1f}x" for k in ("median", "p95") if k in ratios)
+            ratio_text = " / ".join(_ratio(ratios[k]) for k in ("median", "p95") if k in ratios)
         repeated = s.n > 1
         cells = [
             row.label, str(s.n), _num(s.median, row.unit),
@@ -178,6 +178,10 @@ def table(rows: list[Row], header: str) -> str:
     if notes:
         out += ["", "notes:", *notes]
     return "\n".join(out)
+
+
+def _ratio(r: float) -> str:
+    return f"{r:.0f}x" if r >= 10 else f"{r:.1f}x" if r >= 1 else f"{r:.2g}x"
 
 
 def _ref(summary: Summary | None, stat: str, unit: str) -> str:

@@ -31,7 +31,7 @@ from . import paths
 from .atomic import atomic_write_bytes, file_lock
 from .corpus import Corpus
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 TOKEN = r"\w+(\.?\w+)*"  # the fork's default keeps "*" inside words; this is 2.7.4's behaviour
 
 Progress = Callable[[int, int, str], None]
@@ -48,10 +48,13 @@ def fold_analyzer():  # type: ignore[no-untyped-def]
 
 
 def make_schema() -> fields.Schema:
+    # One "content" field (title twice, authors, abstract) serves plain queries: a single-field
+    # query is ~2x faster than an OR across fields at 87k papers, and the repeated title is the
+    # boost. The other fields exist for field:term queries and type-ahead.
     return fields.Schema(
         id=fields.ID(stored=True, unique=True),
-        title=fields.TEXT(analyzer=stem_analyzer(), field_boost=2.0),
-        abstract=fields.TEXT(analyzer=stem_analyzer()),
+        content=fields.TEXT(analyzer=stem_analyzer()),
+        title=fields.TEXT(analyzer=stem_analyzer()),
         authors=fields.TEXT(analyzer=fold_analyzer()),
         venue=fields.TEXT(analyzer=fold_analyzer(), phrase=False),
         year=fields.NUMERIC(int, bits=16, signed=False),
@@ -90,14 +93,26 @@ def _doc_sig(corpus: Corpus, i: int) -> str:
 
 def _document(corpus: Corpus, i: int) -> dict[str, object]:
     paper = corpus.paper(i)
+    authors = " ; ".join(paper.authors)
     doc: dict[str, object] = {
-        "id": paper.id, "title": paper.title, "abstract": paper.abstract,
-        "authors": " ; ".join(paper.authors), "venue": paper.venue,
-        "sources": " ".join(paper.sources), "tw": paper.title,
+        "id": paper.id, "title": paper.title,
+        "content": f"{paper.title}\n{paper.title}\n{authors}\n{paper.abstract}",
+        "authors": authors, "venue": paper.venue, "sources": " ".join(paper.sources),
+        "tw": paper.title,
     }
     if paper.year:
         doc["year"] = paper.year
     return doc
+
+
+def _abort(writer) -> None:  # type: ignore[no-untyped-def]
+    """Cancel a writer; MpWriter.cancel() cannot reach its subprocesses, so end them here."""
+    for task in getattr(writer, "tasks", ()):
+        with contextlib.suppress(Exception):
+            task.terminate()
+            task.join(2)
+    with contextlib.suppress(Exception):
+        writer.cancel()
 
 
 class SearchIndex:
@@ -171,19 +186,24 @@ class SearchIndex:
             ix = whoosh.index.create_in(str(staging), make_schema())
             procs = procs if procs is not None else (min(2, os.cpu_count() or 1) if n > 5000 else 1)
             if procs > 1:
-                writer = ix.writer(procs=procs, limitmb=128, multisegment=False)
+                # One segment per process: merging them afterwards costs 3x the indexing itself.
+                writer = ix.writer(procs=procs, limitmb=128, multisegment=True)
             else:
                 writer = ix.writer(limitmb=128)
             docs: dict[str, str] = {}
             step = max(1, n // 200)
-            for i in range(n):
-                writer.add_document(**_document(corpus, i))
-                docs[corpus.ids[i]] = _doc_sig(corpus, i)
-                if progress and i % step == 0:
-                    progress(i, n, "indexing")
-            if progress:
-                progress(n, n, "finishing")
-            writer.commit(optimize=True)
+            try:
+                for i in range(n):
+                    writer.add_document(**_document(corpus, i))
+                    docs[corpus.ids[i]] = _doc_sig(corpus, i)
+                    if progress and i % step == 0:
+                        progress(i, n, "indexing")  # may raise to cancel (the app is quitting)
+                if progress:
+                    progress(n, n, "finishing")
+            except BaseException:
+                _abort(writer)
+                raise
+            writer.commit(optimize=procs <= 1)
             ix.close()
             self._write_manifest(docs, staging)
             self._swap_in(staging)

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from whoosh import highlight, query
-from whoosh.qparser import FuzzyTermPlugin, GtLtPlugin, MultifieldParser
+from whoosh.qparser import FieldAliasPlugin, FuzzyTermPlugin, GtLtPlugin, QueryParser
 
 from .index import SearchIndex, fold_analyzer, stem_analyzer
 
-TEXT_FIELDS = ("title", "abstract", "authors")
-HIGHLIGHT_FIELDS = {"title", "abstract"}
+DEFAULT_FIELD = "content"  # title, authors and abstract together (see index.make_schema)
+HIGHLIGHT_FIELDS = {"content", "title"}
 PREFIX_EXPANSIONS = 48  # an explicit prefix becomes its most frequent completions
 TYPEAHEAD_COMPLETIONS = 8
 _SCAN_CAP = 4000  # completions looked at per prefix; keeps "a*" bounded at 87k
@@ -79,11 +79,12 @@ class Searcher:
         self.index = index
         self.corpus = index.corpus
         schema = index.index().schema
-        self._parser = MultifieldParser(list(TEXT_FIELDS), schema)
+        self._parser = QueryParser(DEFAULT_FIELD, schema)
         self._parser.add_plugin(FuzzyTermPlugin())
         self._parser.add_plugin(GtLtPlugin())
-        self._plain = MultifieldParser(list(TEXT_FIELDS), schema)
-        self._fields = set(schema.names())
+        self._parser.add_plugin(FieldAliasPlugin({DEFAULT_FIELD: ["abstract", "text", "all"]}))
+        self._plain = QueryParser(DEFAULT_FIELD, schema)
+        self._fields = {"abstract", "title", "authors", "venue", "year", "sources"}
         self._cache: OrderedDict[tuple[str, bool, int], SearchResult] = OrderedDict()
         self._cache_lock = threading.Lock()
 
@@ -116,11 +117,12 @@ class Searcher:
         abstract = self.corpus.abstract(row)
         with self.index.searcher() as s:
             docnum = s.document_number(id=pid)
-            keys = s.key_terms_from_text("abstract", abstract, numterms=12)
+            text = f"{self.corpus.titles[row]}\n{abstract}"
+            keys = s.key_terms_from_text(DEFAULT_FIELD, text, numterms=12)
             if docnum is None:
                 return SearchResult(f"similar to {pid}", kind="similar",
                                     notice="this paper is not in the index yet")
-            results = s.more_like(docnum, "abstract", text=abstract, top=limit, numterms=12)
+            results = s.more_like(docnum, DEFAULT_FIELD, text=text, top=limit, numterms=12)
             hits = self._hits(results)
         took = (time.perf_counter() - started) * 1000
         return SearchResult(f"similar to: {self.corpus.titles[row]}", hits, len(hits), True, took,
@@ -225,12 +227,12 @@ class Searcher:
         return None
 
     def _complete(self, partial: str, reader) -> query.Query:  # type: ignore[no-untyped-def]
-        """The word being typed: its most frequent title-word completions, matched without scoring
-        (the finished words rank the results)."""
+        """The word being typed: its most frequent title-word completions, matched in titles
+        without scoring. Bounded on purpose: matching completions across 87k abstracts costs
+        100x more, and the word is searched everywhere once it is finished (a space)."""
         words = _top_terms(reader, "tw", fold(partial), TYPEAHEAD_COMPLETIONS)
-        stems = {stem(w) for w in words} | {stem(partial)}
-        terms: list[query.Query] = [query.Term(f, s) for s in sorted(stems) for f in ("title", "abstract")]
-        return query.ConstantScoreQuery(query.Or(terms), score=0.5)
+        stems = sorted({stem(w) for w in words} | {stem(partial)})
+        return query.ConstantScoreQuery(query.Or([query.Term("title", s) for s in stems]), score=0.5)
 
     def _surface(self, term: str, reader) -> str:  # type: ignore[no-untyped-def]
         """A readable word for an abstract stem: its commonest title word, or its form in a paper."""
@@ -238,7 +240,7 @@ class Searcher:
         if words:
             return words[0]
         with self.index.searcher() as s:
-            for hit in s.search(query.Term("abstract", term), limit=1):
+            for hit in s.search(query.Term(DEFAULT_FIELD, term), limit=1):
                 row = self.corpus.index_of.get(hit["id"])
                 if row is not None:
                     text = self.corpus.abstract(row)
@@ -250,7 +252,7 @@ class Searcher:
         """'Did you mean': unknown words replaced by Whoosh's corrector over title words, then
         abstract stems (shown as their commonest title-word form)."""
         title_words = reader.corrector("tw")
-        stems = reader.corrector("abstract")
+        stems = reader.corrector(DEFAULT_FIELD)
         changed = False
 
         def fix(m: re.Match[str]) -> str:
@@ -259,7 +261,7 @@ class Searcher:
             if word.lower() in _OPERATORS:
                 return word
             s = stem(word)
-            if reader.doc_frequency("abstract", s) or reader.doc_frequency("title", s):
+            if reader.doc_frequency(DEFAULT_FIELD, s):
                 return word
             found = title_words.suggest(fold(word), limit=1, maxdist=2, prefix=1)
             if not found:

@@ -17,6 +17,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
+from textual.worker import get_current_worker
 
 from ...core.bookmarks import BookmarkStore, ReadOnlyStore
 from ...core.clipboard import as_markdown_quote, copy_text
@@ -30,9 +31,15 @@ from ..widgets.search_bar import SearchBar
 from .help import HelpScreen
 from .note import NoteScreen
 
-TYPEAHEAD_LIMIT = 200
-SEARCH_LIMIT = 1000
+
+class IndexCancelled(Exception):
+    pass
+
+
+TYPEAHEAD_LIMIT = 100
+SEARCH_LIMIT = 300
 SNIPPETS_UP_FRONT = 40
+MAX_RESULTS = 20_000
 
 
 class MainScreen(Screen[None]):
@@ -53,6 +60,7 @@ class MainScreen(Screen[None]):
         self.index_state = "loading"
         self._seq = 0
         self._pending: tuple[str, bool] | None = None
+        self._loading_more = False
 
     def compose(self) -> ComposeResult:
         yield SearchBar(id="search")
@@ -91,7 +99,11 @@ class MainScreen(Screen[None]):
         status = index.status()
         last = [-1]
 
+        worker = get_current_worker()
+
         def progress(done: int, total: int, phase: str) -> None:
+            if worker.is_cancelled:
+                raise IndexCancelled  # the app is closing: stop building, leave no half index
             pct = 100 * done // max(total, 1)
             if pct != last[0]:
                 last[0] = pct
@@ -103,6 +115,8 @@ class MainScreen(Screen[None]):
         try:
             report = index.ensure(progress=progress)
             searcher = Searcher(index)
+        except IndexCancelled:
+            return
         except Exception as exc:  # keep browsing without search rather than die
             self.app.call_from_thread(self._index_failed, exc)
             return
@@ -199,11 +213,8 @@ class MainScreen(Screen[None]):
 
     @on(SearchBar.QuerySubmitted)
     def _submitted(self, event: SearchBar.QuerySubmitted) -> None:
-        """Enter moves to the results on screen; it re-searches only if they are not for this text
-        (or found nothing, when a full search can still suggest a spelling)."""
-        shown = self.result
-        if not (shown and shown.kind == "typeahead" and shown.query == event.text and shown.hits):
-            self.start_search(event.text, typeahead=False)
+        """Enter runs the full search (every field, all words complete) and moves to the list."""
+        self.start_search(event.text, typeahead=False)
         self.papers.focus()
 
     def start_search(self, text: str, typeahead: bool) -> None:
@@ -225,6 +236,13 @@ class MainScreen(Screen[None]):
         assert self.searcher is not None and self.corpus is not None
         result = self.searcher.search(
             text, limit=TYPEAHEAD_LIMIT if typeahead else SEARCH_LIMIT, typeahead=typeahead)
+        if not typeahead and not result.hits and seq == self._seq:
+            # Enter on "diffusion mod": no paper has the word "mod", but the titles being
+            # completed as it was typed are what the user saw; keep them, keep the suggestion.
+            completed = self.searcher.search(text, limit=TYPEAHEAD_LIMIT, typeahead=True)
+            if completed.hits:
+                completed.suggestion = result.suggestion
+                result = completed
         if seq != self._seq:
             return  # a newer keystroke owns the screen now
         snippets = self._snippets([h.row for h in result.hits[:SNIPPETS_UP_FRONT]], result)
@@ -266,6 +284,28 @@ class MainScreen(Screen[None]):
         self.search_bar.info(Content(" · ").join(info), warning=warn)
         self.apply_view()
         self.papers.set_snippets(snippets)
+
+    @on(PaperList.NearEnd)
+    def _near_end(self) -> None:
+        """Results come in pages: fetch more when the cursor nears the end of what is loaded."""
+        result = self.result
+        if (result is None or result.kind == "similar" or self.searcher is None
+                or len(result.hits) >= result.total or len(result.hits) >= MAX_RESULTS
+                or self._loading_more):
+            return
+        self._loading_more = True
+        self.run_more(result, min(MAX_RESULTS, len(result.hits) * 4), self._seq)
+
+    @work(thread=True, exclusive=True, group="search")
+    def run_more(self, shown: SearchResult, limit: int, seq: int) -> None:
+        assert self.searcher is not None
+        try:
+            result = self.searcher.search(shown.query, limit=limit,
+                                          typeahead=shown.kind == "typeahead")
+        finally:
+            self._loading_more = False
+        if seq == self._seq:
+            self.app.call_from_thread(self._show_result, result, {}, seq)
 
     # -- detail -------------------------------------------------------------------------------
     @on(PaperList.PaperHighlighted)

@@ -61,6 +61,9 @@ class PaperList(ScrollView, can_focus=True):
             self.row = row
             super().__init__()
 
+    class NearEnd(Message):
+        """The cursor is close to the last row: a paged result may want to fetch more."""
+
     class PaperSelected(Message):
         def __init__(self, row: int) -> None:
             self.row = row
@@ -119,6 +122,8 @@ class PaperList(ScrollView, can_focus=True):
         self.scroll_to_region(Region(0, value * h, 1, h), animate=False, immediate=True)
         self.refresh()
         self.post_message(self.PaperHighlighted(self.highlighted_row))
+        if self.rows and value >= len(self.rows) - self._page() - 1:
+            self.post_message(self.NearEnd())
 
     def _page(self) -> int:
         return max(1, self.scrollable_content_region.height // self._row_height - 1)

@@ -1,0 +1,150 @@
+"""First paint of the TUI and the app's peak RSS, measured in a real terminal (tmux).
+
+The reader is started in a detached tmux session of its own (own server socket, so nothing of the
+user's tmux is touched); the pane is captured every 20 ms until the corpus's first title shows.
+A few keystrokes later the app's VmHWM is read from /proc, then the session's server is killed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+POLL_S = 0.020
+KEYS = ("Down", "Down", "Down", "Down", "Up", "End", "Home")
+
+
+@dataclass(slots=True)
+class Paint:
+    seconds: float | None = None
+    peak_rss_mb: float | None = None
+    na: str | None = None
+
+
+def app_problem(python: str, cwd: Path) -> str | None:
+    """Why the reader cannot be launched yet (None: it can)."""
+    if shutil.which("tmux") is None:
+        return "tmux is not installed"
+    if importlib.util.find_spec("tui_reader.app.app") is None:
+        return "tui_reader.app.app does not exist yet"
+    done = subprocess.run([python, "-c", "from tui_reader.app.app import ReaderApp"],
+                          cwd=cwd, capture_output=True, text=True, check=False, timeout=60)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["import failed"])[-1]
+        return f"ReaderApp is not importable ({last})"
+    return None
+
+
+def _tmux(socket: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["tmux", "-L", socket, "-f", "/dev/null", *args],
+                          capture_output=True, text=True, check=False)
+
+
+def _descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, []))
+    return out
+
+
+def _app_pid(pane_pid: int, module: str) -> int | None:
+    for pid in _descendants(pane_pid):
+        with contextlib.suppress(OSError):
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            if module.encode() in cmdline:
+                return pid
+    return None
+
+
+def vm_hwm_mb(pid: int) -> float | None:
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return None
+
+
+def needle(title: str) -> str:
+    """What must be on screen: the title's opening (a list pane may clip the rest)."""
+    return title[:24].rstrip()
+
+
+def first_paint(corpus_args: list[str], first_title: str, env: dict[str, str], cwd: Path,
+                python: str = sys.executable, timeout: float = 60.0,
+                module: str = "tui_reader") -> Paint:
+    """One launch: seconds to the first title on screen, then VmHWM after a few keystrokes."""
+    socket = f"tui-reader-bench-{os.getpid()}-{time.monotonic_ns()}"
+    command = shlex.join(["env", *(f"{k}={v}" for k, v in env.items()), python, "-m",
+                          module, *corpus_args])
+    want = needle(first_title)
+    started = time.perf_counter()
+    made = _tmux(socket, "new-session", "-d", "-s", "bench", "-x", "120", "-y", "40",
+                 "-c", str(cwd), command)
+    if made.returncode != 0:
+        return Paint(na=f"tmux new-session failed: {made.stderr.strip()}")
+    try:
+        screen = ""
+        painted: float | None = None
+        while time.perf_counter() - started < timeout:
+            screen = _tmux(socket, "capture-pane", "-p", "-t", "bench").stdout
+            if want and want in screen:
+                painted = time.perf_counter() - started
+                break
+            if _tmux(socket, "has-session", "-t", "bench").returncode != 0:
+                return Paint(na="the reader exited before showing the first title")
+            time.sleep(POLL_S)
+        if painted is None:
+            last = " | ".join(line.strip() for line in screen.splitlines() if line.strip())[:160]
+            return Paint(na=f"first title not shown within {timeout:.0f} s (screen: {last!r})")
+        pane = _tmux(socket, "display-message", "-p", "-t", "bench", "#{pane_pid}").stdout.strip()
+        pid = _app_pid(int(pane), module) if pane.isdigit() else None
+        for key in KEYS:
+            _tmux(socket, "send-keys", "-t", "bench", key)
+            time.sleep(0.1)
+        time.sleep(0.5)
+        rss = vm_hwm_mb(pid) if pid else None
+        return Paint(painted, rss)
+    finally:
+        _tmux(socket, "kill-server")
+        base = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+        with contextlib.suppress(OSError):
+            (base / socket).unlink()  # the socket file of our own server
+
+
+def measure(corpus_args: list[str], first_title: str, env: dict[str, str], cwd: Path,
+            runs: int, warmup: bool = True) -> tuple[list[float], list[float], str | None]:
+    """``runs`` launches (after an unmeasured one that warms caches): paint seconds, RSS MB."""
+    problem = app_problem(sys.executable, cwd)
+    if problem:
+        return [], [], problem
+    seconds: list[float] = []
+    rss: list[float] = []
+    for k in range(runs + (1 if warmup else 0)):
+        paint = first_paint(corpus_args, first_title, env, cwd)
+        if paint.na:
+            return seconds, rss, paint.na
+        if warmup and k == 0:
+            continue
+        if paint.seconds is not None:
+            seconds.append(paint.seconds)
+        if paint.peak_rss_mb is not None:
+            rss.append(paint.peak_rss_mb)
+    return seconds, rss, None

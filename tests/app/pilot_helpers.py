@@ -1,0 +1,37 @@
+"""Helpers for Pilot tests (plain functions; fixtures live in conftest.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from tui_reader.app.screens.main import MainScreen
+
+
+async def ready(pilot: Pilot) -> MainScreen:
+    """Wait until the corpus is loaded and the index is ready (or failed)."""
+    app = pilot.app
+    for _ in range(400):
+        await pilot.pause(0.02)
+        screen = app.screen
+        if isinstance(screen, MainScreen) and screen.index_state in ("ready", "unavailable"):
+            break
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, MainScreen)
+    return screen
+
+
+async def settle(pilot: Pilot) -> None:
+    """Let the debounce timer fire and the search workers finish."""
+    await pilot.pause(0.25)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def write_jsonl(path: Path, records: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path

@@ -1,0 +1,240 @@
+"""The reader driven with Pilot over the bundled seeds: real corpus, real index, real files."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from pilot_helpers import ready, settle
+from textual.content import Content
+from textual.widgets import Input, Static
+
+from tui_reader.app.app import ReaderApp
+from tui_reader.app.screens.help import HelpScreen
+from tui_reader.app.screens.note import NoteScreen
+from tui_reader.app.widgets.paper_list import PaperList
+
+MakeApp = Callable[..., ReaderApp]
+
+
+def detail_text(app: ReaderApp) -> str:
+    body = app.screen.query_one("#detail-body", Static)
+    visual = body.visual
+    return visual.plain if isinstance(visual, Content) else str(body.render())
+
+
+def info_text(app: ReaderApp) -> str:
+    return str(app.screen.query_one("#search-info", Static).visual)
+
+
+async def test_start_state(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        papers = screen.query_one(PaperList)
+        assert app.focused is papers
+        assert len(papers.rows) == 30
+        assert papers.cursor == 0
+        first = screen.corpus.paper(papers.rows[0])
+        assert first.abstract in detail_text(app)
+        assert first.title in detail_text(app)
+        status = str(screen.query_one("#status", Static).visual)
+        assert "30 papers of 30" in status and "index: ready" in status
+
+
+async def test_moving(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        papers = screen.papers
+        await pilot.press("j", "j", "down")
+        assert papers.cursor == 3
+        await pilot.press("k")
+        assert papers.cursor == 2
+        await pilot.press("G")
+        assert papers.cursor == 29
+        assert screen.corpus.paper(29).abstract in detail_text(app)
+        await pilot.press("g")
+        assert papers.cursor == 0
+        await pilot.press("pagedown")
+        assert papers.cursor > 10
+        await pilot.press("pageup")
+        assert papers.cursor == 0
+        await pilot.press("tab")
+        assert app.focused is screen.detail
+
+
+async def test_search_as_you_type_enter_and_escape(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("slash")
+        assert isinstance(app.focused, Input)
+        await pilot.press(*"graph neu")
+        await settle(pilot)
+        assert screen.result is not None and screen.result.kind == "typeahead"
+        titles = [screen.corpus.titles[r] for r in screen.papers.rows]
+        assert titles and titles[0].startswith("Graph neural networks")
+        assert "matches" in info_text(app)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.focused is screen.papers
+        assert len(screen.papers.rows) >= 1
+        # the query's words are marked in the detail pane
+        assert "graph" in " ".join(screen.result.terms)
+        await pilot.press("escape")  # list focused, query active: clears it
+        await settle(pilot)
+        assert screen.result is None and len(screen.papers.rows) == 30
+        assert screen.search_bar.value == ""
+
+
+async def test_escape_ladder_from_search_bar(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("slash", *"diffusion")
+        await settle(pilot)
+        assert screen.result is not None
+        await pilot.press("escape")  # leaves the bar, keeps the query
+        assert app.focused is screen.papers
+        assert screen.result is not None and screen.search_bar.value == "diffusion"
+        await pilot.press("escape")  # clears the query
+        await settle(pilot)
+        assert screen.result is None and screen.search_bar.value == ""
+
+
+async def test_bad_query_and_suggestion(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("slash", *'"graph neural', "enter")
+        await settle(pilot)
+        assert "couldn't parse" in info_text(app)
+        assert screen.papers.rows, "plain-word results are still shown"
+        await pilot.press("slash", "ctrl+a", "ctrl+k", *"lerning", "enter")
+        await settle(pilot)
+        assert screen.result is not None and screen.result.total == 0
+        assert "Did you mean: learning" in info_text(app)
+
+
+async def test_bookmark_view_and_note(make_app: MakeApp, bookmarks_path: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("j", "b")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        pid = screen.corpus.ids[1]
+        data = json.loads(bookmarks_path.read_text())
+        assert data["version"] == 1 and [b["id"] for b in data["bookmarks"]] == [pid]
+        assert pid in screen.papers.marked
+        assert "★ Bookmarked" in detail_text(app)
+        await pilot.press("B")
+        assert list(screen.papers.rows) == [1]
+        await pilot.press("n")
+        assert isinstance(app.screen, NoteScreen)
+        await pilot.press(*"read this twice", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        data = json.loads(bookmarks_path.read_text())
+        assert data["bookmarks"][0]["note"] == "read this twice"
+        assert "read this twice" in detail_text(app)
+        await pilot.press("B")
+        assert len(screen.papers.rows) == 30
+        await pilot.press("k", "j", "b")  # un-bookmark
+        await app.workers.wait_for_complete()
+        assert json.loads(bookmarks_path.read_text())["bookmarks"] == []
+
+
+async def test_bookmarks_show_on_next_start(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("b")
+        await app.workers.wait_for_complete()
+        pid = screen.corpus.ids[0]
+    again = make_app()
+    async with again.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        assert pid in screen.papers.marked
+        await pilot.press("B")
+        assert [screen.corpus.ids[r] for r in screen.papers.rows] == [pid]
+
+
+async def test_similar_papers(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        assert screen.result is not None and screen.result.kind == "similar"
+        rows = list(screen.papers.rows)
+        assert rows and 0 not in rows
+        await pilot.press("escape")
+        await settle(pilot)
+        assert screen.result is None and len(screen.papers.rows) == 30
+
+
+async def test_help_is_generated_from_bindings(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one(Static).visual)
+        for expected in ("Bookmark the highlighted paper", "Copy the abstract", "Down", "Last"):
+            assert expected in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_command_palette_runs_actions_and_goes_to_paper(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"bookmarks only")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert screen.bookmarks_only
+        await pilot.press("B")
+        target = next(i for i, t in enumerate(screen.corpus.titles) if t.startswith("ConPress"))
+        await pilot.press("ctrl+p", *"ConPress")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert screen.papers.highlighted_row == target
+
+
+async def test_narrow_terminal_stacks_panes(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(70, 40)) as pilot:
+        screen = await ready(pilot)
+        assert screen.has_class("-narrow")
+        papers, detail = screen.papers.region, screen.detail.region
+        assert detail.y >= papers.bottom - 1 and detail.width > 60
+        await pilot.press("d")
+        assert not screen.detail.display
+
+
+async def test_results_page_in_as_the_cursor_nears_the_end(make_app: MakeApp, tmp_path: Path) -> None:
+    from pilot_helpers import write_jsonl
+
+    from tui_reader.app.screens import main
+
+    corpus = write_jsonl(tmp_path / "many.jsonl", [
+        {"title": f"Alpha study {i}", "abstract": f"An alpha abstract number {i} about things."}
+        for i in range(main.SEARCH_LIMIT + 100)
+    ])
+    app = make_app(corpus)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("slash", *"alpha", "enter")
+        await settle(pilot)
+        assert len(screen.papers.rows) == main.SEARCH_LIMIT
+        await pilot.press("G")
+        await settle(pilot)
+        assert len(screen.papers.rows) == main.SEARCH_LIMIT + 100
+        assert screen.papers.cursor == main.SEARCH_LIMIT - 1  # stays on the same paper

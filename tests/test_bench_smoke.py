@@ -1,0 +1,54 @@
+"""Smoke test of the benchmark harness: a tiny generated corpus end to end, no timing asserted."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bench import corpusgen, queries
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_generator_is_deterministic(tmp_path: Path) -> None:
+    a = corpusgen.write(tmp_path / "a.jsonl", 30)
+    b = corpusgen.write(tmp_path / "b.jsonl", 30)
+    assert a.read_bytes() == b.read_bytes()
+    first = json.loads(a.read_text().splitlines()[0])
+    assert {"title", "authors", "abstract", "venue", "url"} <= first.keys()
+
+
+def test_query_translations() -> None:
+    assert queries.fts5("typeahead", "deep lea") == '"deep" AND "lea"*'
+    assert queries.fts5("typeahead", "deep ") == '"deep"'
+    assert queries.fts5("field", "title:graph") == 'title : "graph"'
+    assert queries.fts5("fuzzy", "graph~") is None
+    assert queries.grep("and", "graph neural") == ["graph", "neural"]
+
+
+def test_quick_bench_end_to_end(tmp_path: Path) -> None:
+    corpus = corpusgen.write(tmp_path / "tiny.jsonl", 150)
+    out = tmp_path / "results"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(REPO)}
+    env.pop("TUI_READER_CACHE_DIR", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", str(corpus), "--quick", "--skip-tui", "--skip-grep",
+         "--queries", "4", "--titles", "1", "--build-reps", "1", "--no-profile", "--out", str(out)],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "search: type-ahead" in done.stdout and "ours/fts5" in done.stdout
+    (result,) = out.glob("*.json")
+    data = json.loads(result.read_text())
+    rows = {r["key"]: r for r in data["rows"]}
+    assert data["meta"]["papers"] == 150
+    for key in ("corpus.parse_cold", "index.build", "index.reopen", "update.total",
+                "search.term", "search.typeahead", "highlight.call"):
+        assert rows[key]["n"] >= 1 and rows[key]["median"] is not None, key
+    assert rows["search.typeahead"]["fts5"]["n"] >= 1
+    assert rows["search.fuzzy"]["fts5"]["n"] == 0  # no FTS5 equivalent
+    assert rows["tui.paint_seeds"]["status"] == "n/a"
+    assert not (tmp_path / "cache" / "tui-reader").exists()  # the bench used its own cache
