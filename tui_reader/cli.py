@@ -87,6 +87,9 @@ def _progress_printer(label: str):  # type: ignore[no-untyped-def]
     last = [-1]
 
     def show(done: int, total: int, phase: str) -> None:
+        if not total:
+            print(f"tui-reader: {phase}…", file=sys.stderr)
+            return
         pct = 100 * done // max(total, 1)
         if tty:
             filled = pct * 30 // 100

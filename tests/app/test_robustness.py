@@ -90,10 +90,13 @@ HOSTILE_ABSTRACT = (
 
 
 async def test_markup_and_escapes_in_files_are_shown_literally(make_app: MakeApp, tmp_path: Path) -> None:
-    corpus = write_jsonl(tmp_path / "evil.jsonl", [
-        {"title": HOSTILE_TITLE, "abstract": HOSTILE_ABSTRACT, "authors": "[b]Eve[/b]"},
-        {"title": "A calm paper", "abstract": "Nothing to see here, only [brackets] in prose."},
-    ])
+    corpus = write_jsonl(
+        tmp_path / "evil.jsonl",
+        [
+            {"title": HOSTILE_TITLE, "abstract": HOSTILE_ABSTRACT, "authors": "[b]Eve[/b]"},
+            {"title": "A calm paper", "abstract": "Nothing to see here, only [brackets] in prose."},
+        ],
+    )
     app = make_app(corpus)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await ready(pilot)
@@ -144,13 +147,37 @@ async def test_bad_source_files_are_reported_and_the_rest_loads(make_app: MakeAp
 
 def _big_corpus(path: Path, n: int) -> Path:
     rng = random.Random(7)
-    words = ["graph", "learning", "neural", "model", "data", "robust", "sparse", "attention", "policy", "kernel", "bayesian", "vision", "language", "retrieval", "causal", "diffusion", "optimal", "transport", "theory"]
+    words = [
+        "graph",
+        "learning",
+        "neural",
+        "model",
+        "data",
+        "robust",
+        "sparse",
+        "attention",
+        "policy",
+        "kernel",
+        "bayesian",
+        "vision",
+        "language",
+        "retrieval",
+        "causal",
+        "diffusion",
+        "optimal",
+        "transport",
+        "theory",
+    ]
     with gzip.open(path, "wt", encoding="utf-8") as fh:
         for i in range(n):
             title = f"Paper {i:05d}: " + " ".join(rng.choice(words) for _ in range(6))
             abstract = " ".join(rng.choice(words) for _ in range(40)) + f" marker{i}."
-            fh.write(json.dumps({"title": title, "abstract": abstract, "authors": "A. B; C. D",
-                                 "venue": "synth2024"}) + "\n")
+            fh.write(
+                json.dumps(
+                    {"title": title, "abstract": abstract, "authors": "A. B; C. D", "venue": "synth2024"}
+                )
+                + "\n"
+            )
     return path
 
 

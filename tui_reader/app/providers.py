@@ -19,17 +19,28 @@ class PaperProvider(Provider):
                 return screen
         return None
 
+    _cache: tuple[int, list[str]] | None = None
+
+    @classmethod
+    def _folded(cls, corpus) -> list[str]:  # type: ignore[no-untyped-def]
+        """Case-folded titles, computed once per corpus (87k: ~20 ms)."""
+        if cls._cache is None or cls._cache[0] != id(corpus):
+            cls._cache = (id(corpus), [t.casefold() for t in corpus.titles])
+        return cls._cache[1]
+
     async def search(self, query: str) -> Hits:
         screen = self._screen()
         needle = query.strip().casefold()
         if screen is None or screen.corpus is None or len(needle) < 2:
             return
         titles = screen.corpus.titles
+        folded = self._folded(screen.corpus)
         found = 0
-        for row, title in enumerate(titles):
-            at = title.casefold().find(needle)
+        for row, folded_title in enumerate(folded):
+            at = folded_title.find(needle)
             if at < 0:
                 continue
+            title = titles[row]
             display = Content(title).stylize("bold $text-accent", at, at + len(needle))
             yield Hit(100.0 - at / 10, display, partial(screen.go_to_row, row), text=title,
                       help=f"go to paper {screen.corpus.ids[row]}")

@@ -32,7 +32,7 @@ def copy_text(text: str) -> CopyOutcome:
 def as_markdown_quote(title: str, abstract: str, sources: list[str], url: str = "") -> str:
     """The abstract as a Markdown quote with its title and where it came from."""
     where = url or ", ".join(sources)
-    lines = [f"**{title}**", ""] + [f"> {abstract}", ""]
+    lines = [f"**{title}**", "", f"> {abstract}", ""]
     if where:
         lines.append(f"— {where}")
     return "\n".join(lines).rstrip() + "\n"

@@ -159,7 +159,11 @@ class SearchIndex:
         """Make the index match the corpus: nothing, an incremental update, or a full build."""
         started = time.perf_counter()
         self.base.mkdir(parents=True, exist_ok=True)
-        with file_lock(self.base / f"{self.corpus.key}.build"):
+        def waiting() -> None:
+            if progress:
+                progress(0, 0, "waiting for another tui-reader")
+
+        with file_lock(self.base / f"{self.corpus.key}.build", on_wait=waiting):
             state = "missing" if rebuild else self.status()
             report = UpdateReport("unchanged")
             if state == "stale":

@@ -16,6 +16,8 @@ from functools import lru_cache
 
 from whoosh import highlight, query
 from whoosh.qparser import FieldAliasPlugin, FuzzyTermPlugin, GtLtPlugin, QueryParser
+from whoosh.reading import IndexReader
+from whoosh.searching import Results
 
 from .index import SearchIndex, fold_analyzer, stem_analyzer
 
@@ -158,7 +160,7 @@ class Searcher:
         result.took_ms = (time.perf_counter() - started) * 1000
         return result
 
-    def _hits(self, results) -> list[Hit]:  # type: ignore[no-untyped-def]
+    def _hits(self, results: Results) -> list[Hit]:
         index_of = self.corpus.index_of
         hits = []
         for hit in results:
@@ -226,7 +228,7 @@ class Searcher:
             return "an operator with nothing to join"
         return None
 
-    def _complete(self, partial: str, reader) -> query.Query:  # type: ignore[no-untyped-def]
+    def _complete(self, partial: str, reader: IndexReader) -> query.Query:
         """The word being typed: its most frequent title-word completions, matched in titles
         without scoring. Bounded on purpose: matching completions across 87k abstracts costs
         100x more, and the word is searched everywhere once it is finished (a space)."""
@@ -234,7 +236,7 @@ class Searcher:
         stems = sorted({stem(w) for w in words} | {stem(partial)})
         return query.ConstantScoreQuery(query.Or([query.Term("title", s) for s in stems]), score=0.5)
 
-    def _surface(self, term: str, reader) -> str:  # type: ignore[no-untyped-def]
+    def _surface(self, term: str, reader: IndexReader) -> str:
         """A readable word for an abstract stem: its commonest title word, or its form in a paper."""
         words = _top_terms(reader, "tw", term, 1)
         if words:
@@ -248,7 +250,7 @@ class Searcher:
                         return text[a:b].lower()
         return term
 
-    def _suggest(self, text: str, reader) -> str | None:  # type: ignore[no-untyped-def]
+    def _suggest(self, text: str, reader: IndexReader) -> str | None:
         """'Did you mean': unknown words replaced by Whoosh's corrector over title words, then
         abstract stems (shown as their commonest title-word form)."""
         title_words = reader.corrector("tw")
@@ -282,7 +284,7 @@ def _has_null(q: query.Query) -> bool:
     return isinstance(q, null) or any(isinstance(leaf, null) for leaf in q.leaves())
 
 
-def _highlight_terms(q: query.Query, reader) -> frozenset[str]:  # type: ignore[no-untyped-def]
+def _highlight_terms(q: query.Query, reader: IndexReader) -> frozenset[str]:
     """Indexed forms of the query's words in title/abstract, multi-terms expanded (bounded)."""
     out: set[str] = set()
     for leaf in [q, *q.leaves()] if not q.is_leaf() else [q]:
@@ -315,7 +317,7 @@ def _top_terms(reader, fieldname: str, prefix: str, n: int) -> list[str]:  # typ
     return [t for _, t in scored[:n]]
 
 
-def _bound(node: query.Query, reader) -> query.Query:  # type: ignore[no-untyped-def]
+def _bound(node: query.Query, reader: IndexReader) -> query.Query:
     """Keep user-written prefixes, wildcards and fuzzy terms cheap at 87k papers."""
     if isinstance(node, query.FuzzyTerm):
         if node.prefixlength == 0:
@@ -350,7 +352,7 @@ class _MarkFormatter(highlight.Formatter):
         return _OPEN + highlight.get_text(text, token, replace) + _CLOSE
 
 
-def _unmark(marked: str) -> tuple[str, list[tuple[int, int]]]:
+def _unmark(marked: str) -> tuple[str, Spans]:
     plain: list[str] = []
     spans: list[tuple[int, int]] = []
     pos = 0
@@ -366,7 +368,10 @@ def _unmark(marked: str) -> tuple[str, list[tuple[int, int]]]:
     return "".join(plain), spans
 
 
-def snippet(text: str, terms: frozenset[str], maxchars: int = 220) -> tuple[str, list[tuple[int, int]]]:
+Spans = list[tuple[int, int]]
+
+
+def snippet(text: str, terms: frozenset[str], maxchars: int = 220) -> tuple[str, Spans]:
     """Keyword-in-context fragment(s) of text with the matched spans; the opening if none match."""
     if terms:
         fragmenter = highlight.ContextFragmenter(maxchars=maxchars, surround=60)
@@ -377,9 +382,9 @@ def snippet(text: str, terms: frozenset[str], maxchars: int = 220) -> tuple[str,
     return clipped, []
 
 
-def match_spans(text: str, terms: frozenset[str]) -> list[tuple[int, int]]:
+def match_spans(text: str, terms: frozenset[str]) -> Spans:
     """Character spans of the words in text whose analysed form is one of the query's terms."""
     if not terms or not text:
         return []
-    return [(t.startchar, t.endchar) for t in _stem()(text, chars=True, removestops=False, mode="index")
-            if t.text in terms]
+    tokens = _stem()(text, chars=True, removestops=False, mode="index")
+    return [(t.startchar, t.endchar) for t in tokens if t.text in terms]

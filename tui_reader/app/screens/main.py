@@ -104,7 +104,10 @@ class MainScreen(Screen[None]):
         def progress(done: int, total: int, phase: str) -> None:
             if worker.is_cancelled:
                 raise IndexCancelled  # the app is closing: stop building, leave no half index
-            pct = 100 * done // max(total, 1)
+            if not total:  # e.g. another tui-reader is building this index
+                self.app.call_from_thread(self._index_progress, phase)
+                return
+            pct = 100 * done // total
             if pct != last[0]:
                 last[0] = pct
                 self.app.call_from_thread(self._index_progress, f"{phase} {pct}%")

@@ -44,7 +44,9 @@ class PaperList(ScrollView, can_focus=True):
     }
     DEFAULT_CSS = """
     PaperList { overflow-x: hidden; }
-    PaperList > .paper-list--cursor { background: $block-cursor-background; color: $block-cursor-foreground; text-style: bold; }
+    PaperList > .paper-list--cursor {
+        background: $block-cursor-background; color: $block-cursor-foreground; text-style: bold;
+    }
     PaperList:blur > .paper-list--cursor { background: $block-cursor-blurred-background; text-style: none; }
     PaperList > .paper-list--mark { color: $warning; text-style: bold; }
     PaperList > .paper-list--snippet { color: $text-muted; }
