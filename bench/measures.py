@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,7 @@ from tui_reader.core.corpus import Corpus, load_corpus
 from tui_reader.core.index import SearchIndex
 from tui_reader.core.search import Searcher, snippet
 
-from . import corpusgen
+from . import corpusgen, procfs
 
 REPO = Path(__file__).resolve().parent.parent
 HIGHLIGHT_HITS = 20
@@ -36,15 +37,20 @@ def use_cache(cache: Path) -> None:
 
 
 def worker(what: str, corpus: Path, env: dict[str, str], *extra: str) -> dict[str, object]:
-    """Run bench.worker in a fresh interpreter; its JSON report."""
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.worker", what, str(corpus), *extra],
-        cwd=REPO, env={**os.environ, **env, "PYTHONPATH": str(REPO)},
-        capture_output=True, text=True, check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"bench.worker {what} failed: {done.stderr.strip()[-2000:]}")
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+    """Run bench.worker in a fresh interpreter; its JSON report, plus the peak PSS of its process
+    tree (it and its sub-processes together) sampled from /proc as ``tree_pss_mb``."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bench.worker", what, str(corpus), *extra],
+            cwd=REPO, env={**os.environ, **env, "PYTHONPATH": str(REPO)}, stdout=out, stderr=err,
+        )
+        peak = procfs.wait_sampling(proc)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(), err.read().decode(errors="replace")
+    if proc.returncode != 0:
+        raise RuntimeError(f"bench.worker {what} failed: {stderr.strip()[-2000:]}")
+    return {**json.loads(stdout.strip().splitlines()[-1]), "tree_pss_mb": peak}
 
 
 @dataclass(slots=True)
@@ -96,6 +102,7 @@ def cold_build(corpus: Path, cache: Path, reps: int) -> Runs:
         runs.add("docs_per_s", float(out["papers"]) / seconds if seconds else 0.0)  # type: ignore[arg-type]
         runs.add("rss_mb", float(out["rss_self_mb"]))  # type: ignore[arg-type]
         runs.add("rss_children_mb", float(out["rss_children_mb"]))  # type: ignore[arg-type]
+        runs.add("tree_mb", float(out["tree_pss_mb"]))  # type: ignore[arg-type]
         runs.add("index_mb", float(out["index_bytes"]) / 1e6)  # type: ignore[arg-type]
         runs.info = out
     return runs

@@ -116,6 +116,13 @@ def main(argv: list[str] | None = None) -> int:
               f"{os.cpu_count()} cpus  Python {platform.python_version()}  "
               f"whoosh {meta['whoosh']}  sqlite {sqlite3.sqlite_version}  git {meta['git']}")
     print(table(rows, header))
+    details = meta.get("details")
+    by_len = details.get("typeahead_by_partial_len") if isinstance(details, dict) else None
+    if isinstance(by_len, dict) and by_len:
+        print("\ntype-ahead by the length of the word being typed (0: after a space), "
+              "median / p95 / max ms:")
+        print("  " + "   ".join(f"{k}: {v['median']:.1f} / {v['p95']:.1f} / {v['max']:.1f} "
+                                f"(n={v['n']})" for k, v in by_len.items()))
     profile = meta.get("profile")
     if isinstance(profile, dict):
         print(f"\ntype-ahead profile ({profile['queries']} queries), top by own time:")

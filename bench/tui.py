@@ -2,7 +2,8 @@
 
 The reader is started in a detached tmux session of its own (own server socket, so nothing of the
 user's tmux is touched); the pane is captured every 20 ms until the corpus's first title shows.
-A few keystrokes later the app's VmHWM is read from /proc, then the session's server is killed.
+A few keystrokes later (moves and a search) the app's VmHWM is read from /proc, then the session's
+server is killed.
 """
 
 from __future__ import annotations
@@ -18,8 +19,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import procfs
+
 POLL_S = 0.020
-KEYS = ("Down", "Down", "Down", "Down", "Up", "End", "Home")
+# A few moves down the list, then a search typed and submitted ("/" focuses the search box):
+# (key, literal) pairs for tmux send-keys. The app's VmHWM is read SETTLE_S after the last one.
+KEYS = (("Down", False), ("Down", False), ("Down", False), ("Up", False), ("/", False),
+        ("graph neural", True), ("Enter", False))
+SETTLE_S = 1.5
 
 
 @dataclass(slots=True)
@@ -48,37 +55,12 @@ def _tmux(socket: str, *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, check=False)
 
 
-def _descendants(root: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        with contextlib.suppress(OSError):
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            ppid = int(stat.rsplit(")", 1)[1].split()[1])
-            children.setdefault(ppid, []).append(int(entry))
-    out, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        out.append(pid)
-        todo.extend(children.get(pid, []))
-    return out
-
-
 def _app_pid(pane_pid: int, module: str) -> int | None:
-    for pid in _descendants(pane_pid):
+    for pid in procfs.descendants(pane_pid):
         with contextlib.suppress(OSError):
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
             if module.encode() in cmdline:
                 return pid
-    return None
-
-
-def vm_hwm_mb(pid: int) -> float | None:
-    with contextlib.suppress(OSError):
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
     return None
 
 
@@ -116,11 +98,11 @@ def first_paint(corpus_args: list[str], first_title: str, env: dict[str, str], c
             return Paint(na=f"first title not shown within {timeout:.0f} s (screen: {last!r})")
         pane = _tmux(socket, "display-message", "-p", "-t", "bench", "#{pane_pid}").stdout.strip()
         pid = _app_pid(int(pane), module) if pane.isdigit() else None
-        for key in KEYS:
-            _tmux(socket, "send-keys", "-t", "bench", key)
+        for key, literal in KEYS:
+            _tmux(socket, "send-keys", "-t", "bench", *(["-l"] if literal else []), key)
             time.sleep(0.1)
-        time.sleep(0.5)
-        rss = vm_hwm_mb(pid) if pid else None
+        time.sleep(SETTLE_S)
+        rss = procfs.status_mb(pid, "VmHWM") if pid else None
         return Paint(painted, rss)
     finally:
         _tmux(socket, "kill-server")

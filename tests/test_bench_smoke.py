@@ -8,9 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench import corpusgen, queries
-
 REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # bench/ is not an installed package: import it from the tree
+    sys.path.insert(0, str(REPO))
+
+from bench import corpusgen, queries  # noqa: E402
 
 
 def test_generator_is_deterministic(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from . import __version__
 from .core import paths
 from .core.bookmarks import BookmarkStore, ReadOnlyStore, export
 from .core.corpus import Corpus, load_corpus
-from .core.index import IndexBusy, SearchIndex
+from .core.index import IndexBusy, IndexDamaged, SearchIndex
 from .core.loaders import CorpusError
 from .core.search import Searcher, snippet
 
@@ -146,7 +146,13 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
     searcher = Searcher(open_index(corpus, quiet=args.json))
-    result = searcher.search(args.query, limit=args.limit)
+    try:
+        result = searcher.search(args.query, limit=args.limit)
+    except IndexDamaged as exc:
+        print(f"tui-reader: {exc}; rebuilding it", file=sys.stderr)
+        searcher.index.close()
+        searcher = Searcher(open_index(corpus, rebuild=True, quiet=args.json))
+        result = searcher.search(args.query, limit=args.limit)
     if result.notice:
         print(f"tui-reader: {result.notice}", file=sys.stderr)
     hits = []

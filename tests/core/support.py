@@ -43,11 +43,31 @@ def words(text: str) -> list[str]:
     return re.findall(r"[A-Za-z0-9]+", text)
 
 
+def _cli_env() -> dict[str, str]:
+    env = dict(os.environ)  # already isolated by the autouse fixture
+    env["PYTHONIOENCODING"] = "utf-8"
+    return env
+
+
 def run_cli(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """Run ``python -m tui_reader ARGS`` with the (already isolated) environment of the test."""
-    env = dict(os.environ)
-    env["PYTHONIOENCODING"] = "utf-8"
     return subprocess.run(
         [sys.executable, "-m", "tui_reader", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False,
+        cwd=cwd, env=_cli_env(), capture_output=True, text=True, timeout=timeout, check=False,
     )
+
+
+def run_cli_many(*calls: tuple[str, ...], cwd: Path,
+                 timeout: float = 60) -> list[subprocess.CompletedProcess[str]]:
+    """Several independent CLI runs at once (they only read), results in the order given."""
+    env = _cli_env()
+    procs = [
+        (args, subprocess.Popen([sys.executable, "-m", "tui_reader", *args], cwd=cwd, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        for args in calls
+    ]
+    results = []
+    for args, proc in procs:
+        out, err = proc.communicate(timeout=timeout)
+        results.append(subprocess.CompletedProcess(list(args), proc.returncode, out, err))
+    return results

@@ -149,12 +149,6 @@ def test_newer_version_is_never_overwritten(store_path: Path) -> None:
     assert store.ids() == {"keep"}
 
 
-@pytest.mark.xfail(
-    reason="BUG: BookmarkStore._read checks the file's shape before its version, so a newer "
-           "(version 2) file whose 'bookmarks' is not a list is called corrupt, moved aside, and "
-           "replaced by a version-1 file on the next add",
-    strict=True,
-)
 def test_newer_version_with_a_new_shape_is_never_overwritten(store_path: Path) -> None:
     store_path.parent.mkdir(parents=True)
     raw = json.dumps({"version": 2, "bookmarks": {"keep": {"title": "Kept"}}}).encode()

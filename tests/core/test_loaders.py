@@ -97,8 +97,8 @@ def test_same_file_twice_is_loaded_once() -> None:
 # -- formats ------------------------------------------------------------------------------------
 def test_json_array_with_field_aliases(tmp_path: Path) -> None:
     path = write_json(tmp_path / "papers.json", [
-        {"title": "Alpha", "abstract": "Alpha abstract.", "authors": ["Ada Lovelace", "Alan Turing"],
-         "venue": "NeurIPS 2024", "url": "https://example.org/alpha"},
+        {"title": "Alpha", "abstract": "Alpha abstract.", "venue": "NeurIPS 2024",
+         "authors": ["Ada Lovelace", "Alan Turing"], "url": "https://example.org/alpha"},
         {"name": "Beta", "summary": "Beta summary text.", "author": "Grace Hopper and Kurt Gödel",
          "date": "2021-05-01"},
         {"paper_title": "Gamma", "description": "Gamma text.", "creators": "X; Y",
@@ -115,6 +115,23 @@ def test_json_array_with_field_aliases(tmp_path: Path) -> None:
     assert g.year == 2019
     assert not any(p.title_generated for p in papers.values())
     assert all(p.sources == ["papers.json"] for p in papers.values())
+
+
+def test_author_shapes(tmp_path: Path) -> None:
+    path = write_json(tmp_path / "authors.json", [
+        {"abstract": "One.", "authors": [{"name": "Ada Lovelace"},
+                                         {"given": "Alan", "family": "Turing"}]},
+        {"abstract": "Two.", "authors": "Hopper, Grace"},  # one comma: a single "Last, First"
+        {"abstract": "Three.", "authors": "A. One, B. Two, C. Three"},
+        {"abstract": "Four.", "authors": "Kurt G\u00f6del\nEmmy Noether"},
+    ])
+    by_abstract = {p.abstract: p.authors for p in load_corpus([path])}
+    assert by_abstract == {
+        "One.": ["Ada Lovelace", "Alan Turing"],
+        "Two.": ["Hopper, Grace"],
+        "Three.": ["A. One", "B. Two", "C. Three"],
+        "Four.": ["Kurt G\u00f6del", "Emmy Noether"],
+    }
 
 
 def test_json_object_holding_a_list(tmp_path: Path) -> None:
@@ -188,7 +205,7 @@ def test_non_utf8_file_loads_with_a_warning(tmp_path: Path) -> None:
         ("truncated.json.gz", gzip.compress(json.dumps([GOOD]).encode())[:20], "gzip"),
         ("malformed.json", b'[{"abstract": "x",}', "malformed JSON"),
         ("scalar.json", b"42", "not a list"),
-        ("noabstract.json", json.dumps([{"title": "only a title"}]).encode(), "without an abstract"),
+        ("noabstract.json", json.dumps([{"title": "only"}]).encode(), "without an abstract"),
     ],
 )
 def test_bad_file_warns_by_name_and_others_still_load(

@@ -28,7 +28,8 @@ def test_seed_abstract_loses_markup_but_no_word(paragraph: str) -> None:
     out = normalise(paragraph)
     assert out
     leftover = MARKUP.search(out)
-    assert leftover is None, f"markup left: {out[max(0, leftover.start() - 30):leftover.end() + 30]!r}"
+    where = out[max(0, leftover.start() - 30):leftover.end() + 30] if leftover else ""
+    assert leftover is None, f"markup left: {where!r}"
     assert "\n" not in out and "  " not in out and out == out.strip()
     assert ascii_alnum(out) == source_alnum(paragraph)
 
@@ -155,31 +156,16 @@ def test_empty_and_plain_text() -> None:
 
 
 # -- bugs -----------------------------------------------------------------------------------------
-@pytest.mark.xfail(
-    reason="BUG: text.normalise deletes a lone CR / VT / FF (control chars) instead of treating "
-           "it as whitespace, gluing the words on either side together",
-    strict=True,
-)
 @pytest.mark.parametrize("sep", ["\r", "\x0b", "\x0c"], ids=["CR", "VT", "FF"])
 def test_lone_line_breaks_separate_words(sep: str) -> None:
     assert normalise(f"first line{sep}second line") == "first line second line"
 
 
-@pytest.mark.xfail(
-    reason="BUG: text.normalise reads two currency dollars as a math span and drops the space "
-           "before the closing '$': 'costs $5 and $10 each' -> 'costs 5 and10 each'",
-    strict=True,
-)
 def test_currency_dollars_do_not_merge_words() -> None:
     raw = "costs $5 and $10 each"
     assert words(normalise(raw)) == words(raw)
 
 
-@pytest.mark.xfail(
-    reason="BUG: text._span_to_text falls back to the raw span when pylatexenc raises "
-           "(IndexError on \\href), so '\\href{url}{text}' survives verbatim",
-    strict=True,
-)
 def test_href_is_converted() -> None:
     out = normalise("code at \\href{https://example.org}{our repository} now")
     assert "\\" not in out and "{" not in out

@@ -11,7 +11,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -31,9 +31,11 @@ class Bookmark:
     title: str
     added: str
     note: str = ""
+    extra: dict[str, object] = field(default_factory=dict)  # fields we do not know: kept as-is
 
-    def to_dict(self) -> dict[str, str]:
-        return {"id": self.id, "title": self.title, "added": self.added, "note": self.note}
+    def to_dict(self) -> dict[str, object]:
+        return {**self.extra, "id": self.id, "title": self.title, "added": self.added,
+                "note": self.note}
 
 
 def _now() -> str:
@@ -66,11 +68,18 @@ class BookmarkStore:
             return {}
         try:
             data = json.loads(raw.decode("utf-8"))
-            if not isinstance(data, dict) or not isinstance(data.get("bookmarks"), list):
-                raise ValueError("not a bookmarks file")
-            version = data.get("version")
+            version = data.get("version") if isinstance(data, dict) else None
             if not isinstance(version, int):
-                raise ValueError("no version")
+                raise ValueError("not a versioned bookmarks file")
+            if version > VERSION:  # a newer shape we may not understand: read what we can
+                self.read_only = True
+                self.warnings.append(
+                    f"{self.path} is from a newer tui-reader (version {version}); not changing it"
+                )
+                entries = data.get("bookmarks")
+                return self._entries(entries if isinstance(entries, list) else [])
+            if not isinstance(data.get("bookmarks"), list):
+                raise ValueError("not a bookmarks file")
         except (ValueError, UnicodeDecodeError) as exc:
             backup = self._set_aside()
             self.warnings.append(
@@ -78,17 +87,18 @@ class BookmarkStore:
                 "starting with no bookmarks"
             )
             return {}
-        if version > VERSION:
-            self.read_only = True
-            self.warnings.append(
-                f"{self.path} is from a newer tui-reader (version {version}); not changing it"
-            )
+        return self._entries(data["bookmarks"])
+
+    @staticmethod
+    def _entries(entries: list[object]) -> dict[str, Bookmark]:
         items: dict[str, Bookmark] = {}
-        for entry in data["bookmarks"]:
+        for entry in entries:
             if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+                known = {"id", "title", "added", "note"}
                 items[entry["id"]] = Bookmark(
                     entry["id"], str(entry.get("title", "")), str(entry.get("added", "")),
                     str(entry.get("note", "") or ""),
+                    {k: v for k, v in entry.items() if k not in known},
                 )
         return items
 

@@ -53,7 +53,9 @@ class Corpus:
         for i, (f, r) in enumerate(self._loc):
             if self.files[f].generated[r]:
                 generated_rows.append(i)
-        unique = uniquify([self.titles[i] for i in generated_rows])
+        taken = {self.titles[i].casefold() for i, (f, r) in enumerate(self._loc)
+                 if not self.files[f].generated[r]}
+        unique = uniquify([self.titles[i] for i in generated_rows], taken)
         for i, title in zip(generated_rows, unique, strict=True):
             self.titles[i] = title
 

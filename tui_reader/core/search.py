@@ -19,17 +19,19 @@ from whoosh.qparser import FieldAliasPlugin, FuzzyTermPlugin, GtLtPlugin, QueryP
 from whoosh.reading import IndexReader
 from whoosh.searching import Results
 
-from .index import SearchIndex, fold_analyzer, stem_analyzer
+from .index import IndexDamaged, SearchIndex, fold_analyzer, stem_analyzer
 
 DEFAULT_FIELD = "content"  # title, authors and abstract together (see index.make_schema)
 HIGHLIGHT_FIELDS = {"content", "title"}
 PREFIX_EXPANSIONS = 48  # an explicit prefix becomes its most frequent completions
 TYPEAHEAD_COMPLETIONS = 8
 _SCAN_CAP = 4000  # completions looked at per prefix; keeps "a*" bounded at 87k
-_PARTIAL = re.compile(r"(?:^|(?<=[\s(]))([^\W_]\w*)$")
+_PARTIAL = re.compile(r"(?:^|(?<=[\s(:]))([^\W_]\w*)$")
+_COMPLETABLE = {"title", "abstract", "text", "all", "authors", "venue", "sources"}
 _WORD = re.compile(r"(?<![:\w~*])([^\W\d_][\w-]{2,})(?![\w:~*])")
 _OPERATORS = {"and", "or", "not", "to"}
 _FIELD = re.compile(r"(?<![\w\"])(\w+):(\S?)")
+_FIELD_PREFIX = re.compile(r"(?<![\w\"])\w+:")
 _LEADING_OP = re.compile(r"^\s*(?:AND|OR)\b")
 _TRAILING_OP = re.compile(r"\b(?:AND|OR|NOT)\s*$")
 
@@ -86,7 +88,7 @@ class Searcher:
         self._parser.add_plugin(GtLtPlugin())
         self._parser.add_plugin(FieldAliasPlugin({DEFAULT_FIELD: ["abstract", "text", "all"]}))
         self._plain = QueryParser(DEFAULT_FIELD, schema)
-        self._fields = {"abstract", "title", "authors", "venue", "year", "sources"}
+        self._fields = {"abstract", "text", "all", "title", "authors", "venue", "year", "sources"}
         self._cache: OrderedDict[tuple[str, bool, int], SearchResult] = OrderedDict()
         self._cache_lock = threading.Lock()
 
@@ -146,8 +148,11 @@ class Searcher:
             except Exception as exc:  # a query Whoosh accepts but cannot run: plain words
                 q = self._words_query(text)
                 result.notice = f"couldn't run that query ({type(exc).__name__}); searched its words"
-                results = s.search(q, limit=limit)
-                hits = self._hits(results)
+                try:
+                    results = s.search(q, limit=limit)
+                    hits = self._hits(results)
+                except Exception as again:  # plain words failing too means the files are bad
+                    raise IndexDamaged(f"the search index is damaged ({again!r})") from again
             result.hits = hits
             if exact:
                 result.total, result.exact = len(results), True
@@ -170,22 +175,16 @@ class Searcher:
         return hits
 
     def _words_query(self, text: str) -> query.Query:
+        text = _FIELD_PREFIX.sub(" ", text)  # "graph foo:bar" searches "graph bar"
         words = [w for w in re.findall(r"\w+", text) if w.lower() not in _OPERATORS]
         if not words:
             return query.NullQuery
         return self._plain.parse(" ".join(words))
 
-    def _build(self, text: str, reader, typeahead: bool) -> tuple[query.Query, str | None]:  # type: ignore[no-untyped-def]
-        head, partial = text, ""
+    def _build(self, text: str, reader: IndexReader, typeahead: bool) -> tuple[query.Query, str | None]:
+        head, partial, field, joiner = text, "", None, "AND"
         if typeahead:
-            # Mid-typing states are not errors: close an open quote, drop a dangling operator.
-            if head.count('"') % 2:
-                head += '"'
-            head = _TRAILING_OP.sub("", head)
-            if not text.endswith((" ", ")", '"')) and text.count('"') % 2 == 0:
-                m = _PARTIAL.search(head)
-                if m and m.group(1).lower() not in _OPERATORS:
-                    head, partial = head[: m.start(1)], m.group(1)
+            head, partial, field, joiner = self._split_typing(text)
         notice = None
         q: query.Query | None = None
         if head.strip():
@@ -203,9 +202,42 @@ class Searcher:
         if q is not None:
             q = q.accept(lambda node: _bound(node, reader))
         if partial:
-            completion = self._complete(partial, reader)
-            q = completion if q is None or q is query.NullQuery else query.And([q, completion])
+            completion = self._complete(partial, reader, field)
+            if q is None or isinstance(q, type(query.NullQuery)):
+                q = query.And([query.Every(), query.Not(completion)]) if joiner == "NOT" else completion
+            elif joiner == "OR":
+                q = query.Or([q, completion])
+            elif joiner == "NOT":
+                q = query.AndNot(q, completion)
+            else:
+                q = query.And([q, completion])
         return (q if q is not None else query.NullQuery), notice
+
+    def _split_typing(self, text: str) -> tuple[str, str, str | None, str]:
+        """Mid-typing states are not errors: an open quote or parenthesis is closed, a dangling
+        operator waits for its word, and the unfinished last word is split off for completion.
+        Returns (head, partial word, its field, the operator joining it to the head)."""
+        head, partial, field, joiner = text, "", None, "AND"
+        if head.count('"') % 2:  # an open phrase: its words count as words until it is closed
+            at = head.rfind('"')
+            head = head[:at] + " " + head[at + 1:]
+        if not text[-1:].isspace() and not text.endswith((")", '"')):
+            m = _PARTIAL.search(head)
+            if m and m.group(1).lower() not in _OPERATORS:
+                before = head[: m.start(1)]
+                fm = re.search(r"(\w+):$", before)
+                if fm is None or fm.group(1) in _COMPLETABLE:
+                    head, partial = before, m.group(1)
+                    if fm is not None:
+                        field, head = fm.group(1), before[: fm.start()]
+                    om = re.search(r"\b(AND|OR|NOT)\s*$", head)
+                    if om is not None:
+                        joiner, head = om.group(1), head[: om.start()]
+        head = _TRAILING_OP.sub("", head)
+        depth = 0
+        for ch in re.sub(r'"[^"]*"', "", head):
+            depth = max(0, depth + (ch == "(") - (ch == ")"))
+        return head + ")" * depth, partial, field, joiner
 
     def _problem(self, text: str) -> str | None:
         """Syntax Whoosh would silently reinterpret: say so instead of guessing."""
@@ -228,13 +260,18 @@ class Searcher:
             return "an operator with nothing to join"
         return None
 
-    def _complete(self, partial: str, reader: IndexReader) -> query.Query:
-        """The word being typed: its most frequent title-word completions, matched in titles
-        without scoring. Bounded on purpose: matching completions across 87k abstracts costs
+    def _complete(self, partial: str, reader: IndexReader, field: str | None = None) -> query.Query:
+        """The word being typed: its most frequent completions, matched without scoring. For plain
+        words they come from title words and match titles: completing across 87k abstracts costs
         100x more, and the word is searched everywhere once it is finished (a space)."""
-        words = _top_terms(reader, "tw", fold(partial), TYPEAHEAD_COMPLETIONS)
-        stems = sorted({stem(w) for w in words} | {stem(partial)})
-        return query.ConstantScoreQuery(query.Or([query.Term("title", s) for s in stems]), score=0.5)
+        if field in (None, "title", "abstract", "text", "all"):
+            words = _top_terms(reader, "tw", fold(partial), TYPEAHEAD_COMPLETIONS)
+            stems = sorted({stem(w) for w in words} | {stem(partial)})
+            terms = [query.Term("title", s) for s in stems]
+        else:
+            found = _top_terms(reader, field, fold(partial), TYPEAHEAD_COMPLETIONS)
+            terms = [query.Term(field, t) for t in found] or [query.Term(field, fold(partial))]
+        return query.ConstantScoreQuery(query.Or(terms), score=0.5)
 
     def _surface(self, term: str, reader: IndexReader) -> str:
         """A readable word for an abstract stem: its commonest title word, or its form in a paper."""

@@ -22,6 +22,7 @@ _ANSI = re.compile(
     r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
 )
 # C0 (but tab/newline), DEL, C1, and bidi/zero-width controls that can reorder what is shown.
+_BREAKS = re.compile("[\r\x0b\x0c]")
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 # Markdown emphasis: ***x***, **x**, *x* (and __x__ / _x_ only at word edges, so snake_case lives).
@@ -29,6 +30,7 @@ _EMPH_STAR = re.compile(r"(\*{1,3})(?=[^\s*])([^*\n]{1,300}?)(?<=[^\s*])\1(?!\*)
 _EMPH_UNDER = re.compile(r"(?<![\w\\])(_{1,2})(?=[^\s_])([^_\n]{1,300}?)(?<=[^\s_])\1(?!\w)")
 
 # Text-style macros pylatexenc drops inside math ($\texttt{GPT2}$ -> ""): unwrap them first.
+_HREF = re.compile(r"\\href\s*\{[^{}]*\}\s*\{([^{}]*)\}")  # pylatexenc fails on \href: keep its text
 _TEXT_MACROS = re.compile(
     r"\\(?:text|texttt|textbf|textit|textsc|textsf|textrm|textnormal|emph|mathrm|mathbf|mathit"
     r"|mathsf|mathtt|operatorname|boldsymbol|bm|underline|mbox|hbox)\s*\{([^{}]*)\}"
@@ -36,7 +38,7 @@ _TEXT_MACROS = re.compile(
 # LaTeX only where it is: math, macros with their brace arguments, escapes. Converting just these
 # spans keeps plain text safe ("50% of" is not a comment) and is ~100x faster than whole abstracts.
 _LATEX_SPAN = re.compile(
-    r"\$\$[^$]{1,400}?\$\$|(?<!\\)\$[^$]{1,400}?(?<!\\)\$|\\\(.{1,400}?\\\)|\\\[.{1,400}?\\\]"
+    r"\$\$[^$]{1,400}?\$\$|(?<!\\)\$(?=\S)[^$]{1,400}?(?<=[^\s\\])\$|\\\(.{1,400}?\\\)|\\\[.{1,400}?\\\]"
     r"|\\[A-Za-z]+\*?(?:\s*\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\})*"
     r"|\\[%&#_{}$,;! ]"
 )
@@ -59,7 +61,8 @@ def strip_controls(text: str) -> str:
         return ""
     if "\x1b" in text or "\x9b" in text:
         text = _ANSI.sub("", text)
-    return _CONTROLS.sub("", text)
+    # A lone CR, VT or FF separates words like a newline does: a space, not nothing.
+    return _CONTROLS.sub("", _BREAKS.sub(" ", text))
 
 
 @lru_cache(maxsize=1)
@@ -86,7 +89,7 @@ def _latex_to_text(span: str) -> str:
 
 
 def _span_to_text(match: re.Match[str]) -> str:
-    span = match.group(0)
+    span = _HREF.sub(r"{\1}", match.group(0))
     for _ in range(3):  # nested \textbf{\emph{x}} unwraps from the inside out
         unwrapped = _TEXT_MACROS.sub(r"{\1}", span)
         if unwrapped == span:

@@ -115,13 +115,19 @@ def make_title(abstract: str, emphasis: Iterable[str] = ()) -> str:
     return _gist(sentences[0], MAX_TITLE)
 
 
-def uniquify(titles: list[str]) -> list[str]:
-    """Make display titles unique ("X", "X (2)") so the list never shows two identical rows."""
-    seen: dict[str, int] = {}
+def uniquify(titles: list[str], taken: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """Make display titles unique ("X", "X (2)") so the list never shows two identical rows;
+    ``taken`` holds (case-folded) titles that real papers already use."""
+    seen: dict[str, int] = {t: 1 for t in taken}
     out = []
     for title in titles:
         key = title.casefold()
         n = seen.get(key, 0) + 1
+        candidate = title if n == 1 else f"{title} ({n})"
+        while n > 1 and candidate.casefold() in seen:
+            n += 1
+            candidate = f"{title} ({n})"
         seen[key] = n
-        out.append(title if n == 1 else f"{title} ({n})")
+        seen.setdefault(candidate.casefold(), 1)
+        out.append(candidate)
     return out

@@ -22,7 +22,7 @@ from textual.worker import get_current_worker
 from ...core.bookmarks import BookmarkStore, ReadOnlyStore
 from ...core.clipboard import as_markdown_quote, copy_text
 from ...core.corpus import Corpus, load_corpus
-from ...core.index import SearchIndex
+from ...core.index import IndexDamaged, SearchIndex
 from ...core.search import Searcher, SearchResult, match_spans, snippet
 from ..commands import screen_bindings
 from ..widgets.paper_detail import PaperDetail, paper_content
@@ -92,11 +92,27 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="load")
     def load(self) -> None:
-        store = BookmarkStore(self.bookmarks_path)
-        corpus = load_corpus(self.paths)
+        try:
+            store = BookmarkStore(self.bookmarks_path)
+            corpus = load_corpus(self.paths)
+        except Exception as exc:  # a vanished path, an unreadable bookmarks folder, ...
+            self.app.call_from_thread(self._load_failed, exc)
+            return
         self.app.call_from_thread(self._loaded, corpus, store)
+        self.prepare_index(corpus)
+
+    def _load_failed(self, exc: Exception) -> None:
+        self.index_state = "unavailable"
+        self.papers.empty_text = f"Could not open the corpus: {exc}"
+        self.papers.refresh()
+        self.update_status()
+        self.app.notify(f"Could not open the corpus: {exc}", severity="error", markup=False)
+
+    @work(thread=True, exclusive=True, group="index")
+    def prepare_index(self, corpus: Corpus, rebuild: bool = False) -> None:
+        """Open, update or build the index; the list is browsable all the while."""
         index = SearchIndex(corpus)
-        status = index.status()
+        status = "missing" if rebuild else index.status()
         last = [-1]
 
         worker = get_current_worker()
@@ -113,10 +129,10 @@ class MainScreen(Screen[None]):
                 self.app.call_from_thread(self._index_progress, f"{phase} {pct}%")
 
         if status != "fresh":
-            self.app.call_from_thread(self._index_progress, "building" if status == "missing"
-                                      else "updating")
+            self.app.call_from_thread(self._index_progress, "updating" if status == "stale"
+                                      else "building")
         try:
-            report = index.ensure(progress=progress)
+            report = index.ensure(progress=progress, rebuild=rebuild)
             searcher = Searcher(index)
         except IndexCancelled:
             return
@@ -143,6 +159,18 @@ class MainScreen(Screen[None]):
         self.update_status()
         if self.search_bar.value.strip() and self.searcher is None:
             self.search_bar.info(f"Search starts when the index is ready ({text}).")
+
+    def _index_damaged(self, exc: Exception, text: str, typeahead: bool) -> None:
+        """Whoosh failed reading its own files: rebuild, then run the search that found out."""
+        if self.searcher is None or self.corpus is None:
+            return
+        self.app.notify(f"{exc}; rebuilding it, search resumes when done.", severity="warning",
+                        markup=False)
+        if self.index is not None:
+            self.index.close()
+        self.searcher, self.index = None, None
+        self._pending = (text, typeahead)
+        self.prepare_index(self.corpus, rebuild=True)
 
     def _index_failed(self, exc: Exception) -> None:
         self.index_state = "unavailable"
@@ -237,8 +265,12 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="search")
     def run_search(self, text: str, typeahead: bool, seq: int) -> None:
         assert self.searcher is not None and self.corpus is not None
-        result = self.searcher.search(
-            text, limit=TYPEAHEAD_LIMIT if typeahead else SEARCH_LIMIT, typeahead=typeahead)
+        try:
+            result = self.searcher.search(
+                text, limit=TYPEAHEAD_LIMIT if typeahead else SEARCH_LIMIT, typeahead=typeahead)
+        except IndexDamaged as exc:
+            self.app.call_from_thread(self._index_damaged, exc, text, typeahead)
+            return
         if not typeahead and not result.hits and seq == self._seq:
             # Enter on "diffusion mod": no paper has the word "mod", but the titles being
             # completed as it was typed are what the user saw; keep them, keep the suggestion.
