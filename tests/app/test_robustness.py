@@ -211,3 +211,20 @@ async def test_20k_papers_browse_while_indexing(make_app: MakeApp, tmp_path: Pat
             break
         await asyncio.sleep(0.1)
     assert not list(cache.glob("*.build-*"))
+
+
+async def test_damaged_index_is_rebuilt_with_a_notice(make_app: MakeApp) -> None:
+    first = make_app()
+    async with first.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        index_dir = screen.index.dir
+    for segment in index_dir.glob("*.seg"):
+        segment.write_bytes(b"x" * segment.stat().st_size)  # same size, garbage inside
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        assert screen.index_state == "ready"
+        assert any("damaged" in n for n in notices(app))
+        await pilot.press("slash", *"graph neural", "enter")
+        await settle(pilot)
+        assert screen.result is not None and screen.result.total >= 1
