@@ -15,14 +15,25 @@ import json
 import os
 import pickle
 import secrets
+import tempfile
 import threading
 from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import paths
 from .atomic import atomic_write_bytes
-from .loaders import LOADER_VERSION, build, file_signature, read_text, records
+from .loaders import (
+    LOADER_VERSION,
+    Record,
+    build,
+    file_signature,
+    is_jsonl,
+    read_text,
+    records,
+    stream_jsonl,
+)
 from .paper import Paper
 
 Row = tuple  # (id, title, abstract, authors, venue, year, url, title_generated)
@@ -46,6 +57,14 @@ class Rows:
         self._offsets = offsets
         self._fd: int | None = None
         self._lock = threading.Lock()
+
+    @property
+    def path(self) -> Path | None:
+        return self._path
+
+    @property
+    def offsets(self) -> array | None:
+        return self._offsets
 
     def __len__(self) -> int:
         return len(self._blobs) if self._blobs is not None else len(self._offsets or ()) - 1
@@ -128,35 +147,92 @@ def load_file(path: Path, use_cache: bool = True) -> FileData:
         if cached:
             return cached
     previous = _from_meta(path, old) if old else None
-    data = _parse(path, previous)
-    if previous:
-        previous.rows.close()
+    sink = _RowSink(meta_path.parent if use_cache else None)
+    try:
+        data = _parse(path, previous, sink)
+    except BaseException:
+        sink.discard()
+        raise
+    finally:
+        if previous:
+            previous.rows.close()
+    stored = False
     if use_cache and data.ids:
-        with contextlib.suppress(OSError):
+        try:
             _store(data, meta_path, signature, old)
+            stored = True
+        except OSError:
+            pass
+    if not stored and sink.path is not None:  # keep reading from the temp file, then let it go
+        data.rows = Rows([data.rows.raw(i) for i in range(len(data.rows))])
+        sink.discard()
     return data
 
 
-def _parse(path: Path, previous: FileData | None) -> FileData:
+class _RowSink:
+    """Encoded rows go straight to a temp file in the cache as they are made (so a first parse of
+    87k papers does not hold them all in memory); in memory if the cache cannot be written."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.blobs: list[bytes] = []
+        self.offsets = array("Q", [0])
+        self.fh = None
+        self.path: Path | None = None
+        if folder is not None:
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                fd, name = tempfile.mkstemp(prefix=".parse-", suffix=".rows", dir=folder)
+                self.fh, self.path = os.fdopen(fd, "wb"), Path(name)
+            except OSError:
+                self.fh = self.path = None
+
+    def add(self, blob: bytes) -> None:
+        if self.fh is None:
+            self.blobs.append(blob)
+            return
+        self.fh.write(blob)
+        self.fh.write(b"\n")
+        self.offsets.append(self.offsets[-1] + len(blob) + 1)
+
+    def finish(self) -> Rows:
+        if self.fh is None:
+            return Rows(self.blobs)
+        self.fh.flush()
+        os.fsync(self.fh.fileno())
+        self.fh.close()
+        return Rows(path=self.path, offsets=self.offsets)
+
+    def discard(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+
+
+def _parse(path: Path, previous: FileData | None, sink: _RowSink) -> FileData:
     warnings: list[str] = []
-    text = read_text(path, warnings)
     data = FileData(path, [], [], bytearray(), Rows([]), warnings)
-    if text is None:
-        return data
-    if not text.strip():
-        warnings.append(f"{path}: file is empty")
-        return data
+    if is_jsonl(path):
+        stream: Iterable[Record] = stream_jsonl(path, warnings)
+    else:
+        text = read_text(path, warnings)
+        if text is None:
+            return data
+        if not text.strip():
+            warnings.append(f"{path}: file is empty")
+            return data
+        stream = records(path, text, warnings)
     reuse: dict[bytes, int] = {}
     if previous and previous.keys:
         k = previous.keys
         reuse = {k[i * 12:(i + 1) * 12]: i for i in range(len(k) // 12)}
-    blobs: list[bytes] = []
     keys: list[bytes] = []
     skipped = 0
-    for key, payload in records(path, text, warnings):
+    for key, payload in stream:
         j = reuse.get(key)
         if j is not None and previous is not None:
-            blobs.append(previous.rows.raw(j))
+            sink.add(previous.rows.raw(j))
             data.ids.append(previous.ids[j])
             data.titles.append(previous.titles[j])
             data.generated.append(previous.generated[j])
@@ -165,7 +241,7 @@ def _parse(path: Path, previous: FileData | None) -> FileData:
             if paper is None:
                 skipped += 1
                 continue
-            blobs.append(_encode(paper))
+            sink.add(_encode(paper))
             data.ids.append(paper.id)
             data.titles.append(paper.title)
             data.generated.append(paper.title_generated)
@@ -173,22 +249,29 @@ def _parse(path: Path, previous: FileData | None) -> FileData:
     if skipped:
         warnings.append(f"{path}: skipped {skipped} record(s) without an abstract")
     if not data.ids and not warnings:
-        warnings.append(f"{path}: no papers found")
-    data.rows = Rows(blobs)
+        empty = is_jsonl(path) and not any(data.ids) and not keys and skipped == 0
+        warnings.append(f"{path}: file is empty" if empty else f"{path}: no papers found")
+    data.rows = sink.finish()
     data.keys = b"".join(keys)
     return data
 
 
 def _store(data: FileData, meta_path: Path, signature: tuple[int, int], old: dict | None) -> None:
     """Rows file first under a fresh name, then the meta that points at it: never half-written."""
-    blobs = [data.rows.raw(i) for i in range(len(data.rows))]
-    offsets = array("Q", [0])
-    total = 0
-    for blob in blobs:
-        total += len(blob) + 1
-        offsets.append(total)
     rows_name = f"{meta_path.stem}.{secrets.token_hex(4)}.rows"
-    atomic_write_bytes(meta_path.with_name(rows_name), b"\n".join(blobs) + b"\n")
+    rows_path = meta_path.with_name(rows_name)
+    if data.rows.path is not None:  # streamed to a temp file already: move it into place
+        os.replace(data.rows.path, rows_path)
+        offsets = data.rows.offsets
+        data.rows = Rows(path=rows_path, offsets=offsets)
+    else:
+        blobs = [data.rows.raw(i) for i in range(len(data.rows))]
+        offsets = array("Q", [0])
+        total = 0
+        for blob in blobs:
+            total += len(blob) + 1
+            offsets.append(total)
+        atomic_write_bytes(rows_path, b"\n".join(blobs) + b"\n")
     meta = {
         "version": LOADER_VERSION, "path": str(data.path), "signature": signature,
         "ids": data.ids, "titles": data.titles, "generated": data.generated,
