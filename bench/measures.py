@@ -16,15 +16,16 @@ from pathlib import Path
 
 from tui_reader.core.corpus import Corpus, load_corpus
 from tui_reader.core.index import SearchIndex
-from tui_reader.core.search import Searcher, snippet
+from tui_reader.core.search import PAGE, Searcher, snippet
 
 from . import corpusgen, procfs
 
 REPO = Path(__file__).resolve().parent.parent
 HIGHLIGHT_HITS = 20
-# As the reader calls Searcher.search (app/screens/main.py): 100 while typing, 300 on Enter.
-TYPEAHEAD_LIMIT = 100
-SEARCH_LIMIT = 300
+# As the reader calls Searcher.search (app/screens/main.py): one page, estimated counts; the
+# reader fetches the next page only when the cursor nears the end.
+TYPEAHEAD_LIMIT = PAGE
+SEARCH_LIMIT = PAGE
 
 
 def cache_env(cache: Path) -> dict[str, str]:
@@ -162,7 +163,7 @@ def search_latency(searcher: Searcher, texts: list[str], typeahead: bool) -> Sea
     for text in texts:
         searcher.invalidate()
         started = time.perf_counter()
-        result = searcher.search(text, limit=limit, typeahead=typeahead)
+        result = searcher.search(text, limit=limit, typeahead=typeahead, exact_count=False)
         out.ms.append((time.perf_counter() - started) * 1000)
         out.totals.append(result.total)
         out.notices += result.notice is not None
@@ -171,7 +172,7 @@ def search_latency(searcher: Searcher, texts: list[str], typeahead: bool) -> Sea
 
 def first_search_ms(searcher: Searcher, text: str) -> float:
     started = time.perf_counter()
-    searcher.search(text, limit=SEARCH_LIMIT)
+    searcher.search(text, limit=SEARCH_LIMIT, exact_count=False)
     return (time.perf_counter() - started) * 1000
 
 

@@ -62,7 +62,8 @@ def build(corpus: Corpus, per_kind: int, titles: int, seed: int = SEED,
     for text in texts.values():
         df.update({w for w in _doc_words(text) if w not in STOPWORDS})
     # Frequent but not stop words: the top of the vocabulary, past the near-universal few.
-    ranked = [w for w, c in df.most_common() if c >= 3]
+    # Ties broken by the word itself: set order varies with PYTHONHASHSEED, the query set must not.
+    ranked = [w for w, c in sorted(df.items(), key=lambda wc: (-wc[1], wc[0])) if c >= 3]
     pool = ranked[5:2000] or ranked or ["model"]
 
     qs = QuerySet(seed)

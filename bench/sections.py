@@ -163,7 +163,7 @@ def search_rows(ctx: Context, corpus: Corpus, searcher: Searcher, qs: queries.Qu
         run = ours[kind]
         budgets = ([Budget("p95", 35.0), Budget("max", 100.0)] if kind == "typeahead"
                    else [Budget("p95", SEARCH_BUDGET[kind])])
-        note = (f"this row to fuzzy: limit {measures.SEARCH_LIMIT} with an exact count, as the "
+        note = (f"this row to fuzzy: limit {measures.SEARCH_LIMIT}, estimated count, as the "
                 "reader searches on Enter" if kind == "term" else "")
         if kind == "typeahead":
             note = (f"{len(qs.typeahead_titles)} titles, every keystroke, "

@@ -13,6 +13,7 @@ import importlib.util
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -64,6 +65,17 @@ def _app_pid(pane_pid: int, module: str) -> int | None:
     return None
 
 
+def _reap(pid: int, grace: float = 2.0) -> None:
+    """The reader we launched, if it outlived its terminal: SIGTERM, by its own pid."""
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if not Path(f"/proc/{pid}").exists():
+            return
+        time.sleep(0.05)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGTERM)
+
+
 def needle(title: str) -> str:
     """What must be on screen: the title's opening (a list pane may clip the rest)."""
     return title[:24].rstrip()
@@ -82,6 +94,7 @@ def first_paint(corpus_args: list[str], first_title: str, env: dict[str, str], c
                  "-c", str(cwd), command)
     if made.returncode != 0:
         return Paint(na=f"tmux new-session failed: {made.stderr.strip()}")
+    pid: int | None = None
     try:
         screen = ""
         painted: float | None = None
@@ -105,7 +118,9 @@ def first_paint(corpus_args: list[str], first_title: str, env: dict[str, str], c
         rss = procfs.status_mb(pid, "VmHWM") if pid else None
         return Paint(painted, rss)
     finally:
-        _tmux(socket, "kill-server")
+        _tmux(socket, "kill-server")  # SIGHUP to the pane; the reader should exit on it
+        if pid is not None:
+            _reap(pid)
         base = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
         with contextlib.suppress(OSError):
             (base / socket).unlink()  # the socket file of our own server

@@ -31,6 +31,22 @@ def test_query_translations() -> None:
     assert queries.grep("and", "graph neural") == ["graph", "neural"]
 
 
+def test_query_set_is_seed_stable(tmp_path: Path) -> None:
+    """Same corpus and seed, same queries, whatever the interpreter's string-hash seed."""
+    corpus = corpusgen.write(tmp_path / "q.jsonl", 80)
+    code = ("import json, sys; from bench import queries; "
+            "from tui_reader.core.corpus import load_corpus; "
+            "c = load_corpus([sys.argv[1]], use_cache=False); "
+            "print(json.dumps(queries.build(c, 10, 3).queries))")
+    outs = {
+        subprocess.run([sys.executable, "-c", code, str(corpus)], cwd=REPO, text=True,
+                       capture_output=True, check=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)}).stdout
+        for seed in ("1", "2")
+    }
+    assert len(outs) == 1 and json.loads(outs.pop())["typeahead"]
+
+
 def test_quick_bench_end_to_end(tmp_path: Path) -> None:
     corpus = corpusgen.write(tmp_path / "tiny.jsonl", 150)
     out = tmp_path / "results"

@@ -23,7 +23,7 @@ from ...core.bookmarks import BookmarkStore, ReadOnlyStore
 from ...core.clipboard import as_markdown_quote, copy_text
 from ...core.corpus import Corpus, load_corpus
 from ...core.index import IndexDamaged, SearchIndex
-from ...core.search import Searcher, SearchResult, match_spans, snippet
+from ...core.search import PAGE, Searcher, SearchResult, match_spans, snippet
 from ..commands import screen_bindings
 from ..widgets.paper_detail import PaperDetail, paper_content
 from ..widgets.paper_list import PaperList
@@ -36,9 +36,8 @@ class IndexCancelled(Exception):
     pass
 
 
-TYPEAHEAD_LIMIT = 100
-SEARCH_LIMIT = 300
-SNIPPETS_UP_FRONT = 40
+TYPEAHEAD_LIMIT = PAGE
+SEARCH_LIMIT = PAGE  # more pages are fetched as the cursor nears the end
 MAX_RESULTS = 20_000
 
 
@@ -265,23 +264,29 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="search")
     def run_search(self, text: str, typeahead: bool, seq: int) -> None:
         assert self.searcher is not None and self.corpus is not None
-        try:
-            result = self.searcher.search(
-                text, limit=TYPEAHEAD_LIMIT if typeahead else SEARCH_LIMIT, typeahead=typeahead)
+        try:  # counts are estimates: an exact count re-runs the whole match
+            result = self.searcher.search(text, limit=TYPEAHEAD_LIMIT if typeahead else SEARCH_LIMIT,
+                                          typeahead=typeahead, exact_count=False)
         except IndexDamaged as exc:
             self.app.call_from_thread(self._index_damaged, exc, text, typeahead)
             return
         if not typeahead and not result.hits and seq == self._seq:
             # Enter on "diffusion mod": no paper has the word "mod", but the titles being
             # completed as it was typed are what the user saw; keep them, keep the suggestion.
-            completed = self.searcher.search(text, limit=TYPEAHEAD_LIMIT, typeahead=True)
+            completed = self.searcher.search(text, limit=TYPEAHEAD_LIMIT, typeahead=True,
+                                             exact_count=False)
             if completed.hits:
                 completed.suggestion = result.suggestion
                 result = completed
         if seq != self._seq:
             return  # a newer keystroke owns the screen now
-        snippets = self._snippets([h.row for h in result.hits[:SNIPPETS_UP_FRONT]], result)
+        snippets = self._snippets([h.row for h in result.hits[:self._visible]], result)
         self.app.call_from_thread(self._show_result, result, snippets, seq)
+
+    @property
+    def _visible(self) -> int:
+        """Result rows on screen (two lines each): their snippets come with the results."""
+        return self.papers.scrollable_content_region.height // 2 + 1
 
     def _snippets(self, rows: list[int], result: SearchResult) -> dict[int, tuple[str, list]]:
         assert self.corpus is not None
@@ -335,7 +340,7 @@ class MainScreen(Screen[None]):
     def run_more(self, shown: SearchResult, limit: int, seq: int) -> None:
         assert self.searcher is not None
         try:
-            result = self.searcher.search(shown.query, limit=limit,
+            result = self.searcher.search(shown.query, limit=limit, exact_count=False,
                                           typeahead=shown.kind == "typeahead")
         finally:
             self._loading_more = False
@@ -499,7 +504,7 @@ class MainScreen(Screen[None]):
         result = self.searcher.similar(row)
         if seq != self._seq:
             return
-        snippets = self._snippets([h.row for h in result.hits[:SNIPPETS_UP_FRONT]], result)
+        snippets = self._snippets([h.row for h in result.hits[:self._visible]], result)
         self.app.call_from_thread(self._show_similar, result, snippets, seq)
 
     def _show_similar(self, result: SearchResult, snippets: dict, seq: int) -> None:
