@@ -308,6 +308,9 @@ class MainScreen(Screen[None]):
     def _show_result(self, result: SearchResult, snippets: dict, seq: int) -> None:
         if seq != self._seq:
             return
+        if result.incomplete:  # one letter so far: keep the list, wait for the next key
+            self.search_bar.info("Keep typing…")
+            return
         self.result = result
         info: list[Content] = []
         warn = False
@@ -319,8 +322,10 @@ class MainScreen(Screen[None]):
             warn = True
         if not info:
             approx = "" if result.exact else "~"
+            partial = " (best so far: Enter for all)" if result.partial else ""
             info.append(Content(f"{approx}{result.total:,} matches in {result.took_ms:.0f} ms"
-                                + (" · Enter to read" if result.kind == "typeahead" else "")))
+                                + (partial or (" · Enter to read" if result.kind == "typeahead"
+                                               else ""))))
         self.search_bar.info(Content(" · ").join(info), warning=warn)
         self.apply_view()
         self.papers.set_snippets(snippets)
