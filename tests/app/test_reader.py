@@ -238,3 +238,18 @@ async def test_results_page_in_as_the_cursor_nears_the_end(make_app: MakeApp, tm
         await settle(pilot)
         assert len(screen.papers.rows) == main.SEARCH_LIMIT + 100
         assert screen.papers.cursor == main.SEARCH_LIMIT - 1  # stays on the same paper
+
+
+async def test_enter_keeps_the_completed_last_word(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("slash", *"diffusion mod")
+        await settle(pilot)
+        typed = [screen.corpus.titles[r] for r in screen.papers.rows]
+        await pilot.press("enter")
+        await settle(pilot)
+        entered = [screen.corpus.titles[r] for r in screen.papers.rows]
+        assert entered and set(entered) == set(typed)
+        assert any(t.startswith("ROPA") for t in entered)
+        assert not screen.result.partial

@@ -19,7 +19,7 @@ from .paper import Paper, paper_id
 from .text import normalise, normalise_inline
 from .titles import make_title
 
-LOADER_VERSION = 4  # bump when parsing or normalisation changes: invalidates the parse cache
+LOADER_VERSION = 5  # bump when parsing or normalisation changes: invalidates the parse cache
 SUFFIXES = {".txt", ".json", ".jsonl", ".ndjson"}
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
 _AUTHOR_SPLIT = re.compile(r"\s*;\s*|\s+and\s+|\s*\n\s*")
@@ -114,7 +114,7 @@ def _authors(value: object) -> list[str]:
     parts = _AUTHOR_SPLIT.split(text)
     if len(parts) == 1 and text.count(",") >= 2:
         parts = text.split(",")
-    return [p for p in (part.strip() for part in parts) if p]
+    return list(dict.fromkeys(p for p in (part.strip() for part in parts) if p))  # no repeats
 
 
 def _year(value: object) -> int | None:

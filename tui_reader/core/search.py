@@ -99,7 +99,7 @@ class Searcher:
         self._parser.add_plugin(FieldAliasPlugin({DEFAULT_FIELD: ["abstract", "text", "all"]}))
         self._plain = QueryParser(DEFAULT_FIELD, schema)
         self._fields = {"abstract", "text", "all", "title", "authors", "venue", "year", "sources"}
-        self._cache: OrderedDict[tuple[str, bool, int, bool], SearchResult] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, bool, int, bool, float], SearchResult] = OrderedDict()
         with index.searcher() as searcher:
             self.vocabulary = Vocabulary(searcher.reader())
         self._cache_lock = threading.Lock()
@@ -117,16 +117,19 @@ class Searcher:
 
     # -- public -----------------------------------------------------------------------------
     def search(self, text: str, limit: int = 500, typeahead: bool = False,
-               exact_count: bool | None = None) -> SearchResult:
+               exact_count: bool | None = None, budget: float | None = None) -> SearchResult:
+        """Run a query. ``typeahead``: the last word may be unfinished (it is completed) and the
+        search gets ``budget`` seconds (default TYPEAHEAD_BUDGET; 0 for no limit)."""
         text = text.strip("\n")
         exact = exact_count if exact_count is not None else not typeahead
-        key = (text, typeahead, limit, exact)
+        budget = (TYPEAHEAD_BUDGET if budget is None else budget) if typeahead else 0.0
+        key = (text, typeahead, limit, exact, budget)
         with self._cache_lock:
             cached = self._cache.get(key)
             if cached is not None:
                 self._cache.move_to_end(key)
                 return cached
-        result = self._search(text, limit, typeahead, exact)
+        result = self._search(text, limit, typeahead, exact, budget)
         with self._cache_lock:
             self._cache[key] = result
             while len(self._cache) > 256:
@@ -152,21 +155,22 @@ class Searcher:
                             terms=frozenset(t for t, _ in keys), kind="similar")
 
     # -- internals --------------------------------------------------------------------------
-    def _search(self, text: str, limit: int, typeahead: bool, exact: bool) -> SearchResult:
+    def _search(self, text: str, limit: int, typeahead: bool, exact: bool,
+                budget: float) -> SearchResult:
         started = time.perf_counter()
         result = SearchResult(text, kind="typeahead" if typeahead else "search")
         if not text.strip():
             return result
         with self.index.searcher() as s:
             reader = s.reader()
-            q, notice = self._build(text, reader, typeahead)
+            q, notice = self._build(text, reader, typeahead, lenient=typeahead and budget > 0)
             result.notice = notice
             if typeahead and isinstance(q, type(query.NullQuery)) and notice is None:
                 result.incomplete = True
                 result.took_ms = (time.perf_counter() - started) * 1000
                 return result
             try:
-                results = self._run(s, q, limit, typeahead)
+                results = self._run(s, q, limit, budget)
                 result.partial = typeahead and results.partial  # type: ignore[attr-defined]
                 hits = self._hits(results)
             except Exception as exc:  # a query Whoosh accepts but cannot run: plain words
@@ -192,15 +196,15 @@ class Searcher:
         return result
 
     @staticmethod
-    def _run(s: WhooshSearcher, q: query.Query, limit: int, typeahead: bool) -> Results:
+    def _run(s: WhooshSearcher, q: query.Query, limit: int, budget: float) -> Results:
         """While typing, a search gets TYPEAHEAD_BUDGET seconds (Whoosh's TimeLimitCollector) and
         shows the best of what it scored by then: a common word can cost 200 ms at 87k papers,
         and the next keystroke or Enter brings the full answer."""
-        if not typeahead:
+        if not budget:
             results = s.search(q, limit=limit)
             results.partial = False  # type: ignore[attr-defined]
             return results
-        collector = TimeLimitCollector(s.collector(limit=limit), TYPEAHEAD_BUDGET, use_alarm=False)
+        collector = TimeLimitCollector(s.collector(limit=limit), budget, use_alarm=False)
         partial = False
         try:
             s.search_with_collector(q, collector)
@@ -226,10 +230,12 @@ class Searcher:
             return query.NullQuery
         return self._plain.parse(" ".join(words))
 
-    def _build(self, text: str, reader: IndexReader, typeahead: bool) -> tuple[query.Query, str | None]:
+    def _build(self, text: str, reader: IndexReader, typeahead: bool,
+               lenient: bool = True) -> tuple[query.Query, str | None]:
+        """``lenient``: mid-typing syntax (open quote, dangling AND) is forgiven, not reported."""
         head, partial, field, joiner = text, "", None, "AND"
         if typeahead:
-            head, partial, field, joiner = self._split_typing(text)
+            head, partial, field, joiner = self._split_typing(text, lenient)
         notice = None
         q: query.Query | None = None
         if head.strip():
@@ -261,11 +267,13 @@ class Searcher:
                 q = query.And([q, completion])
         return (q if q is not None else query.NullQuery), notice
 
-    def _split_typing(self, text: str) -> tuple[str, str, str | None, str]:
+    def _split_typing(self, text: str, lenient: bool = True) -> tuple[str, str, str | None, str]:
         """Mid-typing states are not errors: an open quote or parenthesis is closed, a dangling
         operator waits for its word, and the unfinished last word is split off for completion.
         Returns (head, partial word, its field, the operator joining it to the head)."""
         head, partial, field, joiner = text, "", None, "AND"
+        if not lenient and (head.count('"') % 2 or head.count("(") != head.count(")")):
+            return head, "", None, "AND"  # Enter on broken syntax: let the parser report it
         if head.count('"') % 2:  # an open phrase: its words count as words until it is closed
             at = head.rfind('"')
             head = head[:at] + " " + head[at + 1:]
@@ -283,6 +291,8 @@ class Searcher:
                     om = re.search(r"\b(AND|OR|NOT)\s*$", head)
                     if om is not None:
                         joiner, head = om.group(1), head[: om.start()]
+        if not lenient:
+            return head, partial, field, joiner
         head = _TRAILING_OP.sub("", head)
         depth = 0
         for ch in re.sub(r'"[^"]*"', "", head):

@@ -265,19 +265,17 @@ class MainScreen(Screen[None]):
     def run_search(self, text: str, typeahead: bool, seq: int) -> None:
         assert self.searcher is not None and self.corpus is not None
         try:  # counts are estimates: an exact count re-runs the whole match
+            # Enter keeps type-ahead's reading of the words (the last one completed), so the
+            # list does not change under the user; it only drops the per-keystroke time budget.
             result = self.searcher.search(text, limit=TYPEAHEAD_LIMIT if typeahead else SEARCH_LIMIT,
-                                          typeahead=typeahead, exact_count=False)
+                                          typeahead=True, exact_count=False,
+                                          budget=None if typeahead else 0.0)
+            if not typeahead and not result.hits and seq == self._seq:
+                literal = self.searcher.search(text, limit=SEARCH_LIMIT, exact_count=False)
+                result = literal if literal.hits or literal.suggestion else result
         except IndexDamaged as exc:
             self.app.call_from_thread(self._index_damaged, exc, text, typeahead)
             return
-        if not typeahead and not result.hits and seq == self._seq:
-            # Enter on "diffusion mod": no paper has the word "mod", but the titles being
-            # completed as it was typed are what the user saw; keep them, keep the suggestion.
-            completed = self.searcher.search(text, limit=TYPEAHEAD_LIMIT, typeahead=True,
-                                             exact_count=False)
-            if completed.hits:
-                completed.suggestion = result.suggestion
-                result = completed
         if seq != self._seq:
             return  # a newer keystroke owns the screen now
         snippets = self._snippets([h.row for h in result.hits[:self._visible]], result)
@@ -346,7 +344,7 @@ class MainScreen(Screen[None]):
         assert self.searcher is not None
         try:
             result = self.searcher.search(shown.query, limit=limit, exact_count=False,
-                                          typeahead=shown.kind == "typeahead")
+                                          typeahead=shown.kind == "typeahead", budget=0.0)
         finally:
             self._loading_more = False
         if seq == self._seq:
