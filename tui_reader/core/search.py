@@ -30,7 +30,8 @@ HIGHLIGHT_FIELDS = {"content", "title"}
 PAGE = 100  # results fetched per search; the reader fetches more as the cursor nears the end
 PREFIX_EXPANSIONS = 48  # an explicit prefix becomes its most frequent completions
 TYPEAHEAD_COMPLETIONS = 8
-COMPLETION_POSTINGS = 4000  # papers the completions of the word being typed may match, in all
+COMPLETION_POSTINGS = 4000
+SMALL_CORPUS = 20_000  # up to this many papers, typed words complete over whole abstracts  # papers the completions of the word being typed may match, in all
 TYPEAHEAD_BUDGET = 0.04  # seconds of scoring per keystroke
 MIN_PARTIAL = 2  # a single letter is not yet a word worth completing over 87k titles
 _SCAN_CAP = 4000  # completions looked at per prefix; keeps "a*" bounded at 87k
@@ -100,8 +101,7 @@ class Searcher:
         self._plain = QueryParser(DEFAULT_FIELD, schema)
         self._fields = {"abstract", "text", "all", "title", "authors", "venue", "year", "sources"}
         self._cache: OrderedDict[tuple[str, bool, int, bool, float], SearchResult] = OrderedDict()
-        with index.searcher() as searcher:
-            self.vocabulary = Vocabulary(searcher.reader())
+        self._load_vocabulary()
         self._cache_lock = threading.Lock()
 
     def invalidate(self) -> None:
@@ -112,8 +112,16 @@ class Searcher:
     def reload(self) -> None:
         """After the index changed: fresh vocabulary, no stale results."""
         self.invalidate()
+        self._load_vocabulary()
+
+    def _load_vocabulary(self) -> None:
+        """Small collections complete the typed word against every word of every paper; large
+        ones against title words only (see _complete)."""
         with self.index.searcher() as searcher:
-            self.vocabulary = Vocabulary(searcher.reader())
+            reader = searcher.reader()
+            small = reader.doc_count() <= SMALL_CORPUS
+            self.completion_field = DEFAULT_FIELD if small else "title"
+            self.vocabulary = Vocabulary(reader, DEFAULT_FIELD if small else "tw")
 
     # -- public -----------------------------------------------------------------------------
     def search(self, text: str, limit: int = 500, typeahead: bool = False,
@@ -330,13 +338,19 @@ class Searcher:
             freq = self.vocabulary.freq
             chosen: list[str] = []
             budget = COMPLETION_POSTINGS
-            for word in self.vocabulary.complete(fold(partial), TYPEAHEAD_COMPLETIONS):
+            folded = fold(partial)
+            candidates = self.vocabulary.complete(folded, TYPEAHEAD_COMPLETIONS)
+            if not candidates:  # "modeli": the vocabulary holds stems ("model") shorter than it
+                candidates = self.vocabulary.complete(stem(folded), TYPEAHEAD_COMPLETIONS)
+            for word in candidates:
                 if chosen and freq[word] > budget:
                     continue
                 chosen.append(word)
                 budget -= freq[word]
-            stems = sorted({stem(w) for w in chosen} | {stem(partial)})
-            terms = [query.Term("title", s) for s in stems]
+            target = self.completion_field if field in (None, "abstract", "text", "all") else "title"
+            stemmed = self.vocabulary.fieldname != "tw"  # content's vocabulary is stems already
+            stems = sorted({w if stemmed else stem(w) for w in chosen} | {stem(partial)})
+            terms = [query.Term(target, s) for s in stems]
         else:
             found = _top_terms(reader, field, fold(partial), TYPEAHEAD_COMPLETIONS)
             terms = [query.Term(field, t) for t in found] or [query.Term(field, fold(partial))]
@@ -438,6 +452,7 @@ class Vocabulary:
             for btext, info in leaf.iter_field(fieldname):
                 word = btext.decode("utf-8") if isinstance(btext, bytes) else btext
                 freq[word] = freq.get(word, 0) + info.doc_frequency()
+        self.fieldname = fieldname
         self.freq = freq
         self.words = sorted(freq)
         self._cache: dict[str, list[str]] = {}
