@@ -7,34 +7,32 @@ short prefixes), so explicit prefixes and the word being typed are completed fro
 
 from __future__ import annotations
 
-import bisect
-import heapq
 import re
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-from whoosh import highlight, query
+from whoosh import query
 from whoosh.collectors import TimeLimit, TimeLimitCollector
 from whoosh.qparser import FieldAliasPlugin, FuzzyTermPlugin, GtLtPlugin, QueryParser
 from whoosh.reading import IndexReader
 from whoosh.searching import Results
 from whoosh.searching import Searcher as WhooshSearcher
 
-from .index import IndexDamaged, SearchIndex, fold_analyzer, stem_analyzer
+from .highlight import fold, match_spans, snippet, stem
+from .index import IndexDamaged, SearchIndex
+from .terms import TYPEAHEAD_COMPLETIONS, Vocabulary, bound, top_terms
+
+__all__ = ["PAGE", "Hit", "SearchResult", "Searcher", "match_spans", "snippet"]
 
 DEFAULT_FIELD = "content"  # title, authors and abstract together (see index.make_schema)
 HIGHLIGHT_FIELDS = {"content", "title"}
 PAGE = 100  # results fetched per search; the reader fetches more as the cursor nears the end
-PREFIX_EXPANSIONS = 48  # an explicit prefix becomes its most frequent completions
-TYPEAHEAD_COMPLETIONS = 8
-COMPLETION_POSTINGS = 4000
+COMPLETION_POSTINGS = 4000  # papers the completions of a typed word may match, in all
 SMALL_CORPUS = 20_000  # up to this many papers, typed words complete over whole abstracts
 TYPEAHEAD_BUDGET = 0.04  # seconds of scoring per keystroke
 MIN_PARTIAL = 2  # a single letter is not yet a word worth completing over 87k titles
-_SCAN_CAP = 4000  # completions looked at per prefix; keeps "a*" bounded at 87k
 _PARTIAL = re.compile(r"(?:^|(?<=[\s(:]))([^\W_]\w*)$")
 _COMPLETABLE = {"title", "abstract", "text", "all", "authors", "venue", "sources"}
 _WORD = re.compile(r"(?<![:\w~*])([^\W\d_][\w-]{2,})(?![\w:~*])")
@@ -65,26 +63,6 @@ class SearchResult:
     kind: str = "search"  # "search", "typeahead" or "similar"
     incomplete: bool = False  # typed so far is too little to search: keep showing what was there
     partial: bool = False  # type-ahead ran out of its time budget: the best found so far
-
-
-@lru_cache(maxsize=1)
-def _stem():  # type: ignore[no-untyped-def]
-    return stem_analyzer()
-
-
-@lru_cache(maxsize=1)
-def _fold():  # type: ignore[no-untyped-def]
-    return fold_analyzer()
-
-
-def stem(word: str) -> str:
-    tokens = [t.text for t in _stem()(word, mode="query")]
-    return tokens[0] if tokens else word.lower()
-
-
-def fold(word: str) -> str:
-    tokens = [t.text for t in _fold()(word, mode="query")]
-    return tokens[0] if tokens else word.lower()
 
 
 class Searcher:
@@ -262,7 +240,7 @@ class Searcher:
                 q = self._words_query(head)
                 notice = f"couldn't parse the query ({problem}); searched its plain words"
         if q is not None:
-            q = q.accept(lambda node: _bound(node, reader))
+            q = q.accept(lambda node: bound(node, reader))
         if partial:
             completion = self._complete(partial, reader, field)
             if q is None or isinstance(q, type(query.NullQuery)):
@@ -352,7 +330,7 @@ class Searcher:
             stems = sorted({w if stemmed else stem(w) for w in chosen} | {stem(partial)})
             terms = [query.Term(target, s) for s in stems]
         else:
-            found = _top_terms(reader, field, fold(partial), TYPEAHEAD_COMPLETIONS)
+            found = top_terms(reader, field, fold(partial), TYPEAHEAD_COMPLETIONS)
             terms = [query.Term(field, t) for t in found] or [query.Term(field, fold(partial))]
         return query.Or(terms, boost=0.5)
 
@@ -421,124 +399,3 @@ def _highlight_terms(q: query.Query, reader: IndexReader) -> frozenset[str]:
         elif isinstance(leaf, query.Term):
             out.add(leaf.text.decode("utf-8") if isinstance(leaf.text, bytes) else str(leaf.text))
     return frozenset(out)
-
-
-def _top_terms(reader: IndexReader, fieldname: str, prefix: str, n: int) -> list[str]:
-    """The n most frequent terms of a field starting with prefix (bounded scan). Walks each
-    segment's own term list: the merged view recomputes statistics per term, 6x slower."""
-    if fieldname not in reader.schema.names():
-        return []
-    freq: dict[str, int] = {}
-    leaves = reader.leaf_readers() if hasattr(reader, "leaf_readers") else [(reader, 0)]
-    for leaf, _offset in leaves:
-        for k, (btext, info) in enumerate(leaf.iter_prefix(fieldname, prefix)):
-            if k >= _SCAN_CAP:
-                break
-            term = btext.decode("utf-8") if isinstance(btext, bytes) else btext
-            freq[term] = freq.get(term, 0) + info.doc_frequency()
-    return heapq.nlargest(n, sorted(freq), key=freq.__getitem__)
-
-
-class Vocabulary:
-    """Every title word with its document frequency, read from the index once (~0.2 s at 87k):
-    completing a prefix is then a bisect and a top-n, well under a millisecond."""
-
-    def __init__(self, reader: IndexReader, fieldname: str = "tw") -> None:
-        freq: dict[str, int] = {}
-        leaves = reader.leaf_readers() if hasattr(reader, "leaf_readers") else [(reader, 0)]
-        for leaf, _offset in leaves:
-            if fieldname not in leaf.schema.names():
-                continue
-            for btext, info in leaf.iter_field(fieldname):
-                word = btext.decode("utf-8") if isinstance(btext, bytes) else btext
-                freq[word] = freq.get(word, 0) + info.doc_frequency()
-        self.fieldname = fieldname
-        self.freq = freq
-        self.words = sorted(freq)
-        self._cache: dict[str, list[str]] = {}
-
-    def complete(self, prefix: str, n: int) -> list[str]:
-        """The n most frequent words starting with prefix, most frequent first."""
-        found = self._cache.get(prefix)
-        if found is None or len(found) < n:
-            lo = bisect.bisect_left(self.words, prefix)
-            hi = bisect.bisect_left(self.words, prefix + "\U0010ffff")
-            found = heapq.nlargest(max(n, TYPEAHEAD_COMPLETIONS), self.words[lo:hi],
-                                   key=self.freq.__getitem__)
-            if len(self._cache) > 20_000:
-                self._cache.clear()
-            self._cache[prefix] = found
-        return found[:n]
-
-
-def _bound(node: query.Query, reader: IndexReader) -> query.Query:
-    """Keep user-written prefixes, wildcards and fuzzy terms cheap at 87k papers."""
-    if isinstance(node, query.FuzzyTerm):
-        if node.prefixlength == 0:
-            node = node.copy()
-            node.prefixlength = 1 if len(node.text) <= 4 else 2
-        return node
-    if isinstance(node, query.Prefix):
-        terms = _top_terms(reader, node.fieldname, node.text, PREFIX_EXPANSIONS)
-        if not terms:
-            return query.NullQuery
-        return query.Or([query.Term(node.fieldname, t) for t in terms], boost=node.boost)
-    if isinstance(node, query.Wildcard):
-        expanded = []
-        for k, btext in enumerate(node._btexts(reader)):
-            if k >= _SCAN_CAP:
-                break
-            expanded.append(btext.decode("utf-8") if isinstance(btext, bytes) else btext)
-        ranked = sorted(expanded, key=lambda t: -reader.doc_frequency(node.fieldname, t))
-        terms = ranked[:PREFIX_EXPANSIONS]
-        return query.Or([query.Term(node.fieldname, t) for t in terms]) if terms else query.NullQuery
-    return node
-
-
-# -- highlighting (Whoosh's highlighter over our own text; no stored fields needed) ---------------
-_OPEN, _CLOSE = "\x02", "\x03"  # control characters never survive normalisation, so safe markers
-
-
-class _MarkFormatter(highlight.Formatter):
-    between = " … "
-
-    def format_token(self, text, token, replace=False):  # type: ignore[no-untyped-def]
-        return _OPEN + highlight.get_text(text, token, replace) + _CLOSE
-
-
-def _unmark(marked: str) -> tuple[str, Spans]:
-    plain: list[str] = []
-    spans: list[tuple[int, int]] = []
-    pos = 0
-    start = 0
-    for part in re.split(f"([{_OPEN}{_CLOSE}])", marked):
-        if part == _OPEN:
-            start = pos
-        elif part == _CLOSE:
-            spans.append((start, pos))
-        else:
-            plain.append(part)
-            pos += len(part)
-    return "".join(plain), spans
-
-
-Spans = list[tuple[int, int]]
-
-
-def snippet(text: str, terms: frozenset[str], maxchars: int = 220) -> tuple[str, Spans]:
-    """Keyword-in-context fragment(s) of text with the matched spans; the opening if none match."""
-    if terms:
-        fragmenter = highlight.ContextFragmenter(maxchars=maxchars, surround=60)
-        marked = highlight.highlight(text, terms, _stem(), fragmenter, _MarkFormatter(), top=2)
-        if marked:
-            return _unmark(marked)
-    clipped = text if len(text) <= maxchars else text[: maxchars - 1].rsplit(" ", 1)[0] + "…"
-    return clipped, []
-
-
-def match_spans(text: str, terms: frozenset[str]) -> Spans:
-    """Character spans of the words in text whose analysed form is one of the query's terms."""
-    if not terms or not text:
-        return []
-    tokens = _stem()(text, chars=True, removestops=False, mode="index")
-    return [(t.startchar, t.endchar) for t in tokens if t.text in terms]

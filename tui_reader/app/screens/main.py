@@ -19,8 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
-from ...core.bookmarks import BookmarkStore, ReadOnlyStore
-from ...core.clipboard import as_markdown_quote, copy_text
+from ...core.bookmarks import BookmarkStore
 from ...core.corpus import Corpus, load_corpus
 from ...core.index import IndexDamaged, SearchIndex
 from ...core.search import PAGE, Searcher, SearchResult, match_spans, snippet
@@ -28,8 +27,8 @@ from ..commands import screen_bindings
 from ..widgets.paper_detail import PaperDetail, paper_content
 from ..widgets.paper_list import PaperList
 from ..widgets.search_bar import SearchBar
+from .actions import PaperActions
 from .help import HelpScreen
-from .note import NoteScreen
 
 
 class IndexCancelled(Exception):
@@ -41,7 +40,7 @@ SEARCH_LIMIT = PAGE  # more pages are fetched as the cursor nears the end
 MAX_RESULTS = 20_000
 
 
-class MainScreen(Screen[None]):
+class MainScreen(PaperActions, Screen[None]):
     BINDINGS = [*screen_bindings(), Binding("escape", "back", "Back", show=False)]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     AUTO_FOCUS = "PaperList"
@@ -413,82 +412,6 @@ class MainScreen(Screen[None]):
 
     def action_quit(self) -> None:
         self.app.exit()
-
-    def action_toggle_bookmark(self) -> None:
-        row = self._current()
-        if row is not None and self.corpus is not None:
-            self.toggle_bookmark(self.corpus.ids[row], self.corpus.titles[row])
-
-    @work(thread=True, group="bookmarks")
-    def toggle_bookmark(self, pid: str, title: str) -> None:
-        assert self.store is not None
-        try:
-            on_now = self.store.toggle(pid, title)
-        except (ReadOnlyStore, OSError) as exc:
-            self.app.call_from_thread(self.app.notify, f"Bookmarks not saved: {exc}",
-                                      severity="error", markup=False)
-            return
-        message = ("Bookmarked: " if on_now else "Removed bookmark: ") + title
-        self.app.call_from_thread(self._bookmarks_changed, message)
-
-    def _bookmarks_changed(self, message: str) -> None:
-        assert self.store is not None
-        self.papers.marked = self.store.ids()
-        self.papers.refresh()
-        self.app.notify(message, markup=False, timeout=3)
-        if self.bookmarks_only:
-            self.apply_view()
-        else:
-            self.update_status()
-        self.show_detail(self.papers.highlighted_row)
-
-    def action_edit_note(self) -> None:
-        row = self._current()
-        if row is None or self.corpus is None or self.store is None:
-            return
-        pid, title = self.corpus.ids[row], self.corpus.titles[row]
-        mark = self.store.get(pid)
-
-        def save(note: str | None) -> None:
-            if note is not None:
-                self.save_note(pid, title, note)
-
-        self.app.push_screen(NoteScreen(title, mark.note if mark else ""), save)
-
-    @work(thread=True, group="bookmarks")
-    def save_note(self, pid: str, title: str, note: str) -> None:
-        assert self.store is not None
-        try:
-            self.store.set_note(pid, note, title)
-        except (ReadOnlyStore, OSError) as exc:
-            self.app.call_from_thread(self.app.notify, f"Note not saved: {exc}",
-                                      severity="error", markup=False)
-            return
-        self.app.call_from_thread(self._bookmarks_changed, f"Note saved: {title}")
-
-    def action_copy_abstract(self) -> None:
-        self._copy(markdown=False)
-
-    def action_copy_markdown(self) -> None:
-        self._copy(markdown=True)
-
-    def _copy(self, markdown: bool) -> None:
-        row = self._current()
-        if row is None or self.corpus is None:
-            return
-        paper = self.corpus.paper(row)
-        text = (as_markdown_quote(paper.title, paper.abstract, paper.sources, paper.url)
-                if markdown else paper.abstract)
-        self.app.copy_to_clipboard(text)  # OSC 52: works over SSH, never raises
-        self.copy_to_system(text, "Markdown quote" if markdown else "abstract", paper.title)
-
-    @work(thread=True, group="clipboard")
-    def copy_to_system(self, text: str, what: str, title: str) -> None:
-        outcome = copy_text(text)
-        route = ("to the terminal and the system clipboard" if outcome.ok
-                 else f"through the terminal only ({outcome.detail})")
-        self.app.call_from_thread(self.app.notify, f"Copied {what} ({len(text):,} chars) {route}.",
-                                  title=title[:60], markup=False, timeout=4)
 
     def action_similar(self) -> None:
         row = self._current()
