@@ -31,7 +31,7 @@ HIGHLIGHT_FIELDS = {"content", "title"}
 PAGE = 100  # results fetched per search; the reader fetches more as the cursor nears the end
 COMPLETION_POSTINGS = 4000  # papers the completions of a typed word may match, in all
 SMALL_CORPUS = 20_000  # up to this many papers, typed words complete over whole abstracts
-TYPEAHEAD_BUDGET = 0.04  # seconds of scoring per keystroke
+TYPEAHEAD_BUDGET = 0.025  # seconds of scoring per keystroke
 MIN_PARTIAL = 2  # a single letter is not yet a word worth completing over 87k titles
 _PARTIAL = re.compile(r"(?:^|(?<=[\s(:]))([^\W_]\w*)$")
 _COMPLETABLE = {"title", "abstract", "text", "all", "authors", "venue", "sources"}
@@ -235,7 +235,10 @@ class Searcher:
                 except Exception as exc:
                     problem = str(exc) or type(exc).__name__
                 if q is not None and _has_null(q):
-                    problem = "a field value it could not read"
+                    if ":" in head:
+                        problem = "a field value it could not read"
+                    else:  # only words too common to index ("The ", "A "): nothing to search yet
+                        q = None
             if problem is not None:
                 q = self._words_query(head)
                 notice = f"couldn't parse the query ({problem}); searched its plain words"
