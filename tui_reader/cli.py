@@ -12,14 +12,17 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .core import paths
 from .core.bookmarks import BookmarkStore, ReadOnlyStore, export
 from .core.corpus import Corpus, load_corpus
-from .core.index import IndexBusy, IndexDamaged, SearchIndex
+from .core.errors import IndexBusy, IndexDamaged
 from .core.loaders import CorpusError
-from .core.search import Searcher, snippet
+
+if TYPE_CHECKING:
+    from .core.index import SearchIndex
 
 SUBCOMMANDS = ("list", "search", "index", "bookmarks")
 
@@ -106,6 +109,8 @@ def _progress_printer(label: str):  # type: ignore[no-untyped-def]
 
 
 def open_index(corpus: Corpus, rebuild: bool = False, quiet: bool = False) -> SearchIndex:
+    from .core.index import SearchIndex
+
     index = SearchIndex(corpus)
     state = "missing" if rebuild else index.status()
     noisy = not quiet and state != "fresh" and len(corpus) >= 2000
@@ -143,6 +148,8 @@ def cmd_list(args: argparse.Namespace, corpus: Corpus) -> int:
 
 
 def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
+    from .core.search import Searcher, snippet
+
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
     searcher = Searcher(open_index(corpus, quiet=args.json))
@@ -177,6 +184,8 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
 
 
 def cmd_index(args: argparse.Namespace, corpus: Corpus) -> int:
+    from .core.index import SearchIndex
+
     index = SearchIndex(corpus)
     state = "missing" if args.rebuild else index.status()
     report = index.ensure(progress=_progress_printer("indexing"), rebuild=args.rebuild)

@@ -41,6 +41,7 @@ from whoosh.support.charset import accent_map
 from . import paths
 from .atomic import atomic_write_bytes, file_lock
 from .corpus import Corpus
+from .errors import IndexBusy
 
 SCHEMA_VERSION = 6
 TOKEN = r"\w+(\.?\w+)*"  # the fork's default keeps "*" inside words; this is 2.7.4's behaviour
@@ -135,10 +136,6 @@ def make_schema() -> fields.Schema:
     )
 
 
-class IndexBusy(Exception):
-    """Another process holds the index's write lock for longer than we are willing to wait."""
-
-
 @dataclass(slots=True)
 class UpdateReport:
     action: str  # "unchanged", "updated", "built"
@@ -153,10 +150,6 @@ def _versions() -> dict[str, object]:
     from .loaders import LOADER_VERSION  # a normalisation change changes ids: rebuild
 
     return {"schema": SCHEMA_VERSION, "whoosh": whoosh.versionstring(), "loader": LOADER_VERSION}
-
-
-class IndexDamaged(Exception):
-    """A search failed inside Whoosh's files: the index must be rebuilt."""
 
 
 def _index_files(folder: Path) -> dict[str, str]:

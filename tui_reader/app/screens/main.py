@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -21,8 +22,7 @@ from textual.worker import get_current_worker
 
 from ...core.bookmarks import BookmarkStore
 from ...core.corpus import Corpus, load_corpus
-from ...core.index import IndexDamaged, SearchIndex
-from ...core.search import PAGE, Searcher, SearchResult, match_spans, snippet
+from ...core.errors import IndexDamaged
 from ..commands import screen_bindings
 from ..widgets.paper_detail import PaperDetail, paper_content
 from ..widgets.paper_list import PaperList
@@ -30,13 +30,16 @@ from ..widgets.search_bar import SearchBar
 from .actions import PaperActions
 from .help import HelpScreen
 
+if TYPE_CHECKING:  # Whoosh loads in the worker that opens the index, after the first paint
+    from ...core.index import SearchIndex
+    from ...core.search import Searcher, SearchResult
+
 
 class IndexCancelled(Exception):
     pass
 
 
-TYPEAHEAD_LIMIT = PAGE
-SEARCH_LIMIT = PAGE  # more pages are fetched as the cursor nears the end
+TYPEAHEAD_LIMIT = SEARCH_LIMIT = 100  # core.search.PAGE; more pages come as the cursor nears the end
 MAX_RESULTS = 20_000
 
 
@@ -109,6 +112,8 @@ class MainScreen(PaperActions, Screen[None]):
     @work(thread=True, exclusive=True, group="index")
     def prepare_index(self, corpus: Corpus, rebuild: bool = False) -> None:
         """Open, update or build the index; the list is browsable all the while."""
+        from ...core.index import SearchIndex
+        from ...core.search import Searcher
         index = SearchIndex(corpus)
         status = "missing" if rebuild else index.status()
         last = [-1]
@@ -286,6 +291,8 @@ class MainScreen(PaperActions, Screen[None]):
         return self.papers.scrollable_content_region.height // 2 + 1
 
     def _snippets(self, rows: list[int], result: SearchResult) -> dict[int, tuple[str, list]]:
+        from ...core.highlight import snippet
+
         assert self.corpus is not None
         return {r: snippet(self.corpus.abstract(r), result.terms) for r in rows}
 
@@ -366,8 +373,8 @@ class MainScreen(PaperActions, Screen[None]):
         paper = self.corpus.paper(row)
         terms = self.result.terms if self.result else frozenset()
         bookmark = self.store.get(paper.id) if self.store else None
-        self.detail.show(paper_content(paper, bookmark, match_spans(paper.title, terms),
-                                       match_spans(paper.abstract, terms)))
+        self.detail.show(paper_content(paper, bookmark, _spans(paper.title, terms),
+                                       _spans(paper.abstract, terms)))
 
     # -- actions ------------------------------------------------------------------------------
     def _current(self) -> int | None:
@@ -439,3 +446,12 @@ class MainScreen(PaperActions, Screen[None]):
         self.search_bar.info(Content(f"{len(result.hits)} papers similar to the highlighted one "
                                      "· Esc to go back"))
         self.papers.focus()
+
+
+def _spans(text: str, terms: frozenset[str]) -> list[tuple[int, int]]:
+    """Matched words to mark; imports the analyzer (and Whoosh) only once there is a query."""
+    if not terms:
+        return []
+    from ...core.highlight import match_spans
+
+    return match_spans(text, terms)
