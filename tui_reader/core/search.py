@@ -21,7 +21,8 @@ from whoosh.searching import Results
 from whoosh.searching import Searcher as WhooshSearcher
 
 from .highlight import fold, match_spans, snippet, stem
-from .index import IndexDamaged, SearchIndex
+from .errors import IndexDamaged
+from .index import SearchIndex
 from .terms import TYPEAHEAD_COMPLETIONS, Vocabulary, bound, top_terms
 
 __all__ = ["PAGE", "Hit", "SearchResult", "Searcher", "match_spans", "snippet"]
