@@ -20,8 +20,8 @@ from whoosh.reading import IndexReader
 from whoosh.searching import Results
 from whoosh.searching import Searcher as WhooshSearcher
 
-from .highlight import fold, match_spans, snippet, stem
 from .errors import IndexDamaged
+from .highlight import fold, match_spans, snippet, stem
 from .index import SearchIndex
 from .terms import TYPEAHEAD_COMPLETIONS, Vocabulary, bound, top_terms
 
