@@ -173,6 +173,8 @@ class Searcher:
                 result.total, result.exact = max(results.estimated_length(), len(hits)), False
             elif exact:
                 result.total, result.exact = len(results), True
+            elif len(results.top_n) < limit:  # the top-N heap never filled: every match is here
+                result.total, result.exact = len(results.top_n), True
             else:
                 result.total = max(results.estimated_length(), len(hits))
                 result.exact = results.has_exact_length()
