@@ -74,7 +74,8 @@ def build_sub_parser() -> argparse.ArgumentParser:
             bp.add_argument("--note", default="")
         if name == "export":
             bp.add_argument("--format", choices=("json", "markdown", "bibtex"), default="markdown")
-        bp.add_argument("--json", action="store_true") if name == "list" else None
+        if name == "list":
+            bp.add_argument("--json", action="store_true")
         _add_common(bp)
     return parser
 

@@ -88,11 +88,6 @@ class Searcher:
         with self._cache_lock:
             self._cache.clear()
 
-    def reload(self) -> None:
-        """After the index changed: fresh vocabulary, no stale results."""
-        self.invalidate()
-        self._load_vocabulary()
-
     def _load_vocabulary(self) -> None:
         """Small collections complete the typed word against every word of every paper; large
         ones against title words only (see _complete)."""
