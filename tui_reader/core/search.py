@@ -32,7 +32,7 @@ HIGHLIGHT_FIELDS = {"content", "title"}
 PAGE = 100  # results fetched per search; the reader fetches more as the cursor nears the end
 COMPLETION_POSTINGS = 4000  # papers the completions of a typed word may match, in all
 SMALL_CORPUS = 20_000  # up to this many papers, typed words complete over whole abstracts
-TYPEAHEAD_BUDGET = 0.025  # seconds of scoring per keystroke
+TYPEAHEAD_BUDGET = 0.018  # seconds of scoring per keystroke
 MIN_PARTIAL = 2  # a single letter is not yet a word worth completing over 87k titles
 _PARTIAL = re.compile(r"(?:^|(?<=[\s(:]))([^\W_]\w*)$")
 _COMPLETABLE = {"title", "abstract", "text", "all", "authors", "venue", "sources"}
