@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from textual.content import Content
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from tui_reader.app.screens.main import MainScreen
 
@@ -35,3 +37,10 @@ async def settle(pilot: Pilot) -> None:
 def write_jsonl(path: Path, records: list[dict[str, object]]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return path
+
+
+def detail_text(app) -> str:  # type: ignore[no-untyped-def]
+    """The detail pane's text as shown (it is always Content, never markup)."""
+    visual = app.screen.query_one("#detail-body", Static).visual
+    assert isinstance(visual, Content)
+    return visual.plain

@@ -6,8 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from pilot_helpers import ready, settle
-from textual.content import Content
+from pilot_helpers import detail_text, ready, settle
 from textual.widgets import Input, Static
 
 from tui_reader.app.app import ReaderApp
@@ -16,12 +15,6 @@ from tui_reader.app.screens.note import NoteScreen
 from tui_reader.app.widgets.paper_list import PaperList
 
 MakeApp = Callable[..., ReaderApp]
-
-
-def detail_text(app: ReaderApp) -> str:
-    body = app.screen.query_one("#detail-body", Static)
-    visual = body.visual
-    return visual.plain if isinstance(visual, Content) else str(body.render())
 
 
 def info_text(app: ReaderApp) -> str:

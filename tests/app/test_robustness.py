@@ -13,19 +13,12 @@ from pathlib import Path
 
 import pyperclip
 import pytest
-from pilot_helpers import ready, settle, write_jsonl
-from textual.content import Content
+from pilot_helpers import detail_text, ready, settle, write_jsonl
 from textual.widgets import Static
 
 from tui_reader.app.app import ReaderApp
 
 MakeApp = Callable[..., ReaderApp]
-
-
-def detail_text(app: ReaderApp) -> str:
-    visual = app.screen.query_one("#detail-body", Static).visual
-    assert isinstance(visual, Content)
-    return visual.plain
 
 
 def notices(app: ReaderApp) -> list[str]:

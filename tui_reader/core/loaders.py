@@ -182,22 +182,6 @@ def _json_records(path: Path, text: str, warnings: list[str]) -> list[Record] | 
     ]
 
 
-def _jsonl_records(path: Path, text: str, warnings: list[str]) -> list[Record]:
-    records: list[Record] = []
-    bad: list[int] = []
-    for number, line in enumerate(text.split("\n"), 1):
-        if not line.strip():
-            continue
-        if line.lstrip().startswith("{"):
-            records.append((_key(line.encode("utf-8", "surrogatepass")), (number, line)))
-        else:
-            bad.append(number)
-    if bad:
-        shown = ", ".join(map(str, bad[:5])) + (" ..." if len(bad) > 5 else "")
-        warnings.append(f"{path}: skipped {len(bad)} malformed line(s) (line {shown})")
-    return records
-
-
 def _text_records(text: str) -> list[Record]:
     """Seed text: the collection's name, then one abstract per blank-line-separated paragraph."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -256,7 +240,7 @@ def records(path: Path, text: str, warnings: list[str]) -> list[Record]:
         if records is not None:
             return records
     if kind in (".jsonl", ".ndjson") or (kind != ".txt" and stripped.startswith("{")):
-        return _jsonl_records(path, text, warnings)
+        return list(stream_jsonl(path, warnings))  # a sniffed JSON Lines file: one reader for both
     return _text_records(text)
 
 
