@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from whoosh import highlight
 
-from .index import fold_analyzer, stem_analyzer
+from .analysis import fold_analyzer, stem_analyzer
 
 Spans = list[tuple[int, int]]
 
