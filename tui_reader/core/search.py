@@ -11,6 +11,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from whoosh import query
@@ -20,6 +21,7 @@ from whoosh.reading import IndexReader
 from whoosh.searching import Results
 from whoosh.searching import Searcher as WhooshSearcher
 
+from . import fastscore
 from .errors import IndexDamaged
 from .highlight import fold, match_spans, snippet, stem
 from .index import SearchIndex
@@ -131,7 +133,7 @@ class Searcher:
                 return SearchResult(f"similar to {pid}", kind="similar",
                                     notice="this paper is not in the index yet")
             results = s.more_like(docnum, DEFAULT_FIELD, text=text, top=limit, numterms=12)
-            hits = self._hits(results)
+            hits = self._hits((hit["id"], hit.score) for hit in results)
         took = (time.perf_counter() - started) * 1000
         return SearchResult(f"similar to: {self.corpus.titles[row]}", hits, len(hits), True, took,
                             terms=frozenset(t for t, _ in keys), kind="similar")
@@ -152,32 +154,45 @@ class Searcher:
                 result.took_ms = (time.perf_counter() - started) * 1000
                 return result
             try:
-                results = self._run(s, q, limit, budget)
-                result.partial = typeahead and results.partial  # type: ignore[attr-defined]
-                hits = self._hits(results)
-            except Exception as exc:  # a query Whoosh accepts but cannot run: plain words
-                q = self._words_query(text)
-                result.notice = f"couldn't run that query ({type(exc).__name__}); searched its words"
-                try:
-                    results = s.search(q, limit=limit)
-                    hits = self._hits(results)
-                except Exception as again:  # plain words failing too means the files are bad
-                    raise IndexDamaged(f"the search index is damaged ({again!r})") from again
-            result.hits = hits
-            if result.partial:
-                result.total, result.exact = max(results.estimated_length(), len(hits)), False
-            elif exact:
-                result.total, result.exact = len(results), True
-            elif len(results.top_n) < limit:  # the top-N heap never filled: every match is here
-                result.total, result.exact = len(results.top_n), True
+                fast = fastscore.search(s, q, limit)
+            except Exception:  # unreadable postings: Whoosh's path below says what is wrong
+                fast = None
+            if fast is not None:  # terms, And, Or, fuzzy: scored a block at a time, exact count
+                top, result.total = fast
+                result.hits = self._hits((s.stored_fields(docnum)["id"], score) for score, docnum in top)
             else:
-                result.total = max(results.estimated_length(), len(hits))
-                result.exact = results.has_exact_length()
+                self._whoosh(s, q, text, limit, budget, exact, result)
             result.terms = _highlight_terms(q, reader)
             if result.total < 3 and not typeahead:
                 result.suggestion = self._suggest(text, reader)
         result.took_ms = (time.perf_counter() - started) * 1000
         return result
+
+    def _whoosh(self, s: WhooshSearcher, q: query.Query, text: str, limit: int, budget: float,
+                exact: bool, result: SearchResult) -> None:
+        """Whoosh's own search, for what fastscore does not cover (phrases, ranges, ...)."""
+        try:
+            results = self._run(s, q, limit, budget)
+            result.partial = result.kind == "typeahead" and results.partial  # type: ignore[attr-defined]
+            hits = self._hits((hit["id"], hit.score) for hit in results)
+        except Exception as exc:  # a query Whoosh accepts but cannot run: plain words
+            q = self._words_query(text)
+            result.notice = f"couldn't run that query ({type(exc).__name__}); searched its words"
+            try:
+                results = s.search(q, limit=limit)
+                hits = self._hits((hit["id"], hit.score) for hit in results)
+            except Exception as again:  # plain words failing too means the files are bad
+                raise IndexDamaged(f"the search index is damaged ({again!r})") from again
+        result.hits = hits
+        if result.partial:
+            result.total, result.exact = max(results.estimated_length(), len(hits)), False
+        elif exact:
+            result.total, result.exact = len(results), True
+        elif len(results.top_n) < limit:  # the top-N heap never filled: every match is here
+            result.total, result.exact = len(results.top_n), True
+        else:
+            result.total = max(results.estimated_length(), len(hits))
+            result.exact = results.has_exact_length()
 
     @staticmethod
     def _run(s: WhooshSearcher, q: query.Query, limit: int, budget: float) -> Results:
@@ -198,13 +213,13 @@ class Searcher:
         results.partial = partial  # type: ignore[attr-defined]
         return results
 
-    def _hits(self, results: Results) -> list[Hit]:
+    def _hits(self, found: Iterable[tuple[str, float | None]]) -> list[Hit]:
         index_of = self.corpus.index_of
         hits = []
-        for hit in results:
-            row = index_of.get(hit["id"])
+        for pid, score in found:
+            row = index_of.get(pid)
             if row is not None:  # an index entry whose paper vanished: skip, the update will drop it
-                hits.append(Hit(row, hit["id"], float(hit.score or 0.0)))
+                hits.append(Hit(row, pid, float(score or 0.0)))
         return hits
 
     def _words_query(self, text: str) -> query.Query:

@@ -327,7 +327,8 @@ class MainScreen(PaperActions, Screen[None]):
         if not info:
             approx = "" if result.exact else "~"
             partial = " (best so far: Enter for all)" if result.partial else ""
-            info.append(Content(f"{approx}{result.total:,} matches in {result.took_ms:.0f} ms"
+            noun = "match" if result.total == 1 and not approx else "matches"
+            info.append(Content(f"{approx}{result.total:,} {noun} in {result.took_ms:.0f} ms"
                                 + (partial or (" · Enter to read" if result.kind == "typeahead"
                                                else ""))))
         self.search_bar.info(Content(" · ").join(info), warning=warn)
