@@ -14,7 +14,8 @@ from __future__ import annotations
 import heapq
 import threading
 import weakref
-from collections.abc import Iterator
+from array import array
+from collections.abc import Container, Iterator
 from itertools import accumulate
 from pickle import loads
 from typing import Any
@@ -36,38 +37,49 @@ class _Unsupported(Exception):
     pass
 
 
-def search(searcher: Any, q: query.Query, limit: int) -> tuple[list[tuple[float, int]], int] | None:
-    """The top ``limit`` (score, docnum) pairs, best first, and the exact number of matches;
-    None when the query or weighting is one this module does not reproduce."""
+def search(searcher: Any, q: query.Query, limit: int
+           ) -> tuple[list[tuple[float, int]], int, bool] | None:
+    """The top ``limit`` (score, docnum) pairs, best first, the number of matches and whether
+    that number is exact (a phrase on its own stops checking once its page is full); None when
+    the query or weighting is one this module does not reproduce."""
     if type(searcher.weighting) is not scoring.BM25F or searcher.weighting._field_B:
         return None
     scores: Scores = {}
+    total, exact = 0, True
     try:
         for reader, base in searcher.reader().leaf_readers():
-            leaf = _Leaf(searcher, reader)
-            scores.update({base + d: s for d, s in leaf.run(q).items()})
+            leaf = _Leaf(searcher, reader, top=limit)
+            found = leaf.run(q)
+            scores.update({base + d: s for d, s in found.items()})
+            total += len(found) if leaf.estimate is None else leaf.estimate
+            exact = exact and leaf.estimate is None
     except _Unsupported:
         return None
     top = heapq.nlargest(limit, scores.items(), key=lambda item: (item[1], -item[0]))
-    return [(s, d) for d, s in top], len(scores)
+    return [(s, d) for d, s in top], total, exact
 
 
 class _Leaf:
     """One segment: postings and lengths local to it, statistics from the whole index (as
     BM25FScorer takes them from the top-level searcher)."""
 
-    def __init__(self, searcher: Any, reader: Any) -> None:
+    def __init__(self, searcher: Any, reader: Any, top: int | None = None) -> None:
         self.searcher = searcher
         self.reader = reader
+        self.top = top  # the page size, for a query that is a phrase and nothing else
+        self.estimate: int | None = None  # set when that phrase stopped at its page
         self.deleted = reader.deleted_docs_set if reader.has_deletions() else frozenset()
 
     def run(self, q: query.Query) -> Scores:
+        if not isinstance(q, query.Phrase):
+            self.top = None
         if isinstance(q, query.Term):
             return self._term(q.fieldname, q.text, q.boost)
         if isinstance(q, query.And) and q.subqueries:
             return _boosted(self._and(q.subqueries), q.boost)
         if isinstance(q, query.Phrase):
-            return _boosted(self._phrase(q), q.boost)
+            top, self.top = self.top, None  # only the query itself, not a phrase inside it
+            return _boosted(self._phrase(q, top), q.boost)
         if isinstance(q, query.Or) and not q.minmatch and not q.scale:
             out: Scores = {}
             for sub in q.subqueries:
@@ -121,10 +133,12 @@ class _Leaf:
         except Exception:
             return 0
 
-    def _phrase(self, q: query.Phrase) -> Scores:
+    def _phrase(self, q: query.Phrase, top: int | None = None) -> Scores:
         """SpanNear2(terms, slop, ordered, mindist=1), as Phrase.matcher builds it: the terms'
         intersection (scores summed), kept where each word follows the one before it within
-        ``slop`` positions."""
+        ``slop`` positions. With ``top``, papers are checked best first and the check stops once
+        ``top`` phrases are found: two common words share ~20k papers at 87k, and reading every
+        one's positions cost most of a phrase search. The count is then an estimate."""
         schema = self.searcher.schema
         if q.fieldname not in schema or not q.words:
             raise _Unsupported("phrase")
@@ -137,35 +151,68 @@ class _Leaf:
             return {}
         if any((q.fieldname, w) not in self.reader for w in words):
             return {}
-        scores = self._and([query.Term(q.fieldname, w) for w in words])
+        # Each word's postings as {docnum: weight} and {docnum: positions value}, built by
+        # dict.update in C; scores are then computed only where every word occurs.
+        distinct = sorted(dict.fromkeys(words), key=lambda w: self._doc_frequency(q.fieldname, w))
+        tfs: dict[bytes, dict[int, float]] = {}
+        raw: dict[bytes, dict[int, bytes]] = {}
+        for w in distinct:
+            tfs[w], raw[w] = {}, {}
+            for ids, weights, vals in _blocks(self.reader.postings(q.fieldname, w), values=True):
+                tfs[w].update(zip(ids, weights, strict=True))
+                raw[w].update(zip(ids, vals, strict=True))
+        common = set(tfs[distinct[0]]).intersection(*(tfs[w].keys() for w in distinct[1:]))
+        common -= self.deleted
+        scores: Scores | None = None
+        for w in distinct:
+            found = self._bm25(q.fieldname, w, {d: tfs[w][d] for d in common})
+            for _ in range(words.count(w)):  # a repeated word scores once per occurrence
+                scores = found if scores is None else {d: s + found[d] for d, s in scores.items()}
         if not scores:
-            return scores
-        decode = _position_decoder(field.format)
-        where = [self._positions(q.fieldname, w, scores, decode) for w in dict.fromkeys(words)]
-        by_word = dict(zip(dict.fromkeys(words), where, strict=True))
-        slop = q.slop
-        kept: Scores = {}
-        for d, score in scores.items():
-            ends = set(by_word[words[0]][d])
+            return {}
+        decode, slop = _position_decoder(field.format), q.slop
+
+        def holds(d: int) -> bool:
+            ends = set(decode(raw[words[0]][d]))
             for w in words[1:]:
-                ends = {p for p in by_word[w][d] if any(1 <= p - e <= slop for e in ends)} \
-                    if slop != 1 else {p for p in by_word[w][d] if p - 1 in ends}
+                where = decode(raw[w][d])
+                ends = {p for p in where if p - 1 in ends} if slop == 1 else \
+                    {p for p in where if any(1 <= p - e <= slop for e in ends)}
                 if not ends:
+                    return False
+            return True
+
+        if top is None:
+            return {d: s for d, s in scores.items() if holds(d)}
+        kept: Scores = {}
+        heap = [(-s, d) for d, s in scores.items()]  # best first, lower docnum first on ties
+        heapq.heapify(heap)
+        tried = 0
+        while heap:
+            negative, d = heapq.heappop(heap)
+            tried += 1
+            if holds(d):
+                kept[d] = -negative
+                if len(kept) >= top:
+                    if heap:
+                        self.estimate = len(kept) + round(len(heap) * len(kept) / tried)
                     break
-            else:
-                kept[d] = score
         return kept
 
-    def _positions(self, fieldname: str, btext: bytes, only: Scores, decode: Any
-                   ) -> dict[int, list[int]]:
-        out: dict[int, list[int]] = {}
-        for ids, _weights, values in _blocks(self.reader.postings(fieldname, btext), values=True):
-            for d, v in zip(ids, values, strict=True):
-                if d in only:
-                    out[d] = decode(v)
-        return out
+    def _bm25(self, fieldname: str, btext: bytes, tfs: dict[int, float]) -> Scores:
+        """BM25F of one term for the given {docnum: weight}: bm25() of whoosh.scoring, operation
+        for operation, with the statistics BM25FScorer takes, so the floats are the same."""
+        parent = self.searcher.get_parent()
+        idf = parent.idf(fieldname, btext)
+        avgfl = parent.avg_field_length(fieldname) or 1
+        b, k1 = self.searcher.weighting.B, self.searcher.weighting.K1
+        norms = _field_norms(self.reader, fieldname, avgfl, b, k1)
+        k1p = k1 + 1
+        return {d: idf * ((tf * k1p) / (tf + norms[d])) for d, tf in tfs.items()}
 
-    def _term(self, fieldname: str, text: Any, boost: float, only: Scores | None = None) -> Scores:
+    def _term(self, fieldname: str, text: Any, boost: float, only: Container[int] | None = None
+              ) -> Scores:
+        """BM25F of one term, for the papers in ``only`` if given (an AND's other words)."""
         schema = self.searcher.schema
         if fieldname not in schema:
             return {}
@@ -178,24 +225,14 @@ class _Leaf:
             return {}
         if not field.scorable:
             raise _Unsupported("unscorable field")
-        parent = self.searcher.get_parent()
-        idf = parent.idf(fieldname, btext)
-        avgfl = parent.avg_field_length(fieldname) or 1
-        weighting = self.searcher.weighting
-        b, k1 = weighting.B, weighting.K1
-        lengths = _field_lengths(self.reader, fieldname)
-        k1p, omb, deleted = k1 + 1, 1 - b, self.deleted
-        out: Scores = {}
-        keep = only if only is not None else None
-        for ids, weights, _values in _blocks(self.reader.postings(fieldname, btext)):
-            # bm25() of whoosh.scoring, operation for operation, so the floats are the same
-            if keep is None:
-                out.update({d: idf * ((tf * k1p) / (tf + k1 * (omb + b * lengths[d] / avgfl)))
-                            for d, tf in zip(ids, weights, strict=True) if d not in deleted})
-            else:
-                out.update({d: idf * ((tf * k1p) / (tf + k1 * (omb + b * lengths[d] / avgfl)))
-                            for d, tf in zip(ids, weights, strict=True) if d in keep})
-        return _boosted(out, boost)
+        tfs: dict[int, float] = {}
+        for ids, weights, _ in _blocks(self.reader.postings(fieldname, btext)):
+            tfs.update(zip(ids, weights, strict=True))
+        if only is not None:
+            tfs = {d: tfs[d] for d in only if d in tfs}
+        elif self.deleted:
+            tfs = {d: tf for d, tf in tfs.items() if d not in self.deleted}
+        return _boosted(self._bm25(fieldname, btext, tfs), boost)
 
 
 def _boosted(scores: Scores, boost: float) -> Scores:
@@ -218,11 +255,18 @@ def _blocks(m: Any, values: bool = False) -> Iterator[tuple[Any, Any, Any]]:
         yield ids, weights, vals if values else None
         return
     while m.is_active():
-        m._read_ids()
-        m._read_weights()
+        if m._data is None:
+            m._read_data()
+        ids, weights, vals = m._data
+        ids = list(accumulate(ids))  # delta_decode, in C
+        if weights is None:
+            weights = (1.0,) * len(ids)
+        elif isinstance(weights, float):  # _read_weights stores it as a 32-bit float
+            weights = (array("f", (weights,))[0],) * len(ids)
         if values:
             m._read_values()
-        yield m._ids, m._weights, m._values if values else None
+            vals = m._values
+        yield ids, weights, vals if values else None
         m._next_block()
 
 
@@ -240,6 +284,20 @@ def _position_decoder(fmt: Any) -> Any:
             found = memo[value] = list(accumulate(loads(raw[4:])))
         return found
     return decode
+
+
+def _field_norms(reader: Any, fieldname: str, avgfl: float, b: float, k1: float) -> list[float]:
+    """``K1 * ((1 - B) + B * fl / avgfl)`` of bm25() for every document: the part of the score
+    that depends on the paper alone, computed once per segment reader and statistics."""
+    key = (fieldname, avgfl, b, k1)
+    with _lock:
+        cached = _lengths_cache.setdefault(reader, {}).get(key)
+    if cached is None:
+        omb = 1 - b
+        cached = [k1 * (omb + b * fl / avgfl) for fl in _field_lengths(reader, fieldname)]
+        with _lock:
+            _lengths_cache[reader][key] = cached
+    return cached  # type: ignore[no-any-return]
 
 
 def _field_lengths(reader: Any, fieldname: str) -> list[int]:

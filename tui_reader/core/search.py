@@ -158,7 +158,7 @@ class Searcher:
             except Exception:  # unreadable postings: Whoosh's path below says what is wrong
                 fast = None
             if fast is not None:  # terms, And, Or, fuzzy: scored a block at a time, exact count
-                top, result.total = fast
+                top, result.total, result.exact = fast
                 result.hits = self._hits((s.stored_fields(docnum)["id"], score) for score, docnum in top)
             else:
                 self._whoosh(s, q, text, limit, budget, exact, result)
