@@ -79,9 +79,13 @@ def _assert_same_index(a: whoosh.index.Index, b: whoosh.index.Index, docs: int) 
         rb.close()
 
 
-@pytest.mark.parametrize("procs", [1, 2])
+@pytest.mark.parametrize(("procs", "round_size"), [(1, bulk.ROUND), (2, bulk.ROUND), (2, 150)])
 def test_bulk_segment_holds_what_whooshs_writer_writes(generated: Corpus, tmp_path: Path,
-                                                       procs: int) -> None:
+                                                       monkeypatch: pytest.MonkeyPatch,
+                                                       procs: int, round_size: int) -> None:
+    """procs=2: two workers, most terms stitched from both; round_size=150: three ranges, the
+    first worker taking two of them one after the other."""
+    monkeypatch.setattr(bulk, "ROUND", round_size)
     ours = _build(tmp_path / "bulk", generated, procs)
     theirs = _build(tmp_path / "whoosh", generated, None)
     assert len(ours._segments()) == 1

@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from itertools import groupby, pairwise
 from operator import itemgetter
@@ -32,11 +33,12 @@ from typing import Any
 from whoosh.codec.whoosh3 import W3Codec, W3FieldWriter, W3PerDocWriter, W3TermInfo
 from whoosh.system import pack_int, pack_long, pack_ushort, unpack_int
 
-from .bulk_worker import MAGIC_LEN, Doc, Gatherer
+from .bulk_worker import MAGIC_LEN, Doc, Gatherer, part_path
 
 Progress = Callable[[int, int, str], None]
 
 CHUNK = 200  # documents per message to a worker
+ROUND = 15_000  # documents a worker holds at once: ~100 MB of postings at 87k papers
 _INFO_SIZE = W3TermInfo._struct.size  # then the postings' offset (long) and length (int)
 
 
@@ -125,8 +127,10 @@ class _Child:
 
 # -- the parent ---------------------------------------------------------------------------------
 class BulkBuild:
-    """Feed documents in docnum order to ``add``; ``finish`` completes the writer's segment (the
-    caller commits it). ``procs`` > 1 analyses in that many processes, each a contiguous range."""
+    """Feed documents to ``add`` in ``order()``; ``finish`` completes the writer's segment (the
+    caller commits it). ``procs`` > 1 analyses in that many processes. The documents are cut into
+    contiguous ranges of about ROUND, dealt to the workers in turn, so a worker's memory holds one
+    range's postings, whatever the size of the collection."""
 
     def __init__(self, writer: Any, total: int, procs: int = 1, progress: Progress | None = None,
                  tempdir: Path | None = None) -> None:
@@ -139,15 +143,19 @@ class BulkBuild:
         self._stored: list[dict[str, Any] | None] = [None] * total
         self._present: list[tuple[str, ...]] = [()] * total
         self._shapes: dict[tuple[str, ...], tuple[str, ...]] = {}
-        bounds = [total * k // self.procs for k in range(self.procs + 1)]
-        self._ranges = list(pairwise(bounds))
+        ranges = self.procs * max(1, -(-total // (self.procs * ROUND))) if self.procs > 1 else 1
+        ranges = min(ranges, max(1, total // CHUNK))
+        self._bounds = [total * k // ranges for k in range(ranges + 1)]
+        self._ranges = list(pairwise(self._bounds))
         self._chunks: list[list[tuple[int, Doc]]] = [[] for _ in self._ranges]
         self._fed = 0
         self._added = 0
         self._children: list[_Child] = []
         self._messages: queue.Queue = queue.Queue()
         self._local: Gatherer | None = None
-        self._done: set[int] = set()
+        self._done: set[int] = set()  # ranges (by first docnum) written by their worker
+        self._lengths: dict[int, tuple[int, dict[str, array]]] = {}  # ranges waiting their turn
+        self._per_doc_done = 0  # documents whose stored fields and lengths are written
         schema = writer.schema
         self._stored_names = {n for n in schema.names() if schema[n].stored}
         if self.procs == 1:
@@ -155,15 +163,15 @@ class BulkBuild:
         else:
             blob = pickle.dumps(schema)
             try:
-                for k, (lo, _) in enumerate(self._ranges):
-                    header = (blob, lo, str(self._part(k)), writer.codec)
+                for k in range(self.procs):
+                    header = (blob, self._tmp.name, writer.codec)
                     self._children.append(_Child(k, header, self._messages, Path(self._tmp.name)))
             except BaseException:
                 self.close()
                 raise
 
-    def _part(self, k: int) -> Path:
-        return Path(self._tmp.name) / f"part{k}.pst"
+    def _part(self, base: int) -> Path:
+        return part_path(self._tmp.name, base)
 
     # -- feeding ------------------------------------------------------------------------------
     def add(self, docnum: int, doc: Doc) -> None:
@@ -177,23 +185,26 @@ class BulkBuild:
             self._local.add(docnum, doc)
             self._added += 1
             return
-        k = next(i for i, (lo, hi) in enumerate(self._ranges) if lo <= docnum < hi)
-        self._chunks[k].append((docnum, doc))
-        if len(self._chunks[k]) >= CHUNK or docnum == self._ranges[k][1] - 1:
-            self._send(k)
+        r = bisect_right(self._bounds, docnum) - 1
+        self._chunks[r].append((docnum, doc))
+        if len(self._chunks[r]) >= CHUNK or docnum == self._ranges[r][1] - 1:
+            self._send(r)
 
     def order(self) -> Iterator[int]:
-        """The docnums in the order to feed them: every worker is busy from the start."""
-        starts = [lo for lo, _ in self._ranges]
-        while any(s < hi for s, (_, hi) in zip(starts, self._ranges, strict=True)):
-            for k, (_, hi) in enumerate(self._ranges):
-                stop = min(starts[k] + CHUNK, hi)
-                yield from range(starts[k], stop)
-                starts[k] = stop
+        """The docnums in the order to feed them: a round of ranges at a time, one per worker,
+        their chunks interleaved so that every worker is busy."""
+        for first in range(0, len(self._ranges), self.procs):
+            active = self._ranges[first:first + self.procs]
+            starts = [lo for lo, _ in active]
+            while any(s < hi for s, (_, hi) in zip(starts, active, strict=True)):
+                for k, (_, hi) in enumerate(active):
+                    stop = min(starts[k] + CHUNK, hi)
+                    yield from range(starts[k], stop)
+                    starts[k] = stop
 
-    def _send(self, k: int) -> None:
-        chunk, self._chunks[k] = self._chunks[k], []
-        self._children[k].send(chunk)  # blocks while the worker is busy: the pipe is the queue
+    def _send(self, r: int) -> None:
+        chunk, self._chunks[r] = self._chunks[r], []
+        self._children[r % self.procs].send(chunk)  # blocks while the worker is busy
         while self._poll() is not None:
             pass
 
@@ -207,9 +218,21 @@ class BulkBuild:
             self._added += msg[1]
             if self.progress:
                 self.progress(self._added, self.total, "indexing")
+        elif msg[0] == "written":
+            if self.progress:
+                self.progress(msg[1], msg[2], "writing the index")
+        elif msg[0] == "lengths":
+            self._lengths[msg[1]] = (msg[2], msg[3])
+            while self._per_doc_done in self._lengths:  # per-document data goes in docnum order
+                count, part_lengths = self._lengths.pop(self._per_doc_done)
+                self._write_per_doc(self._per_doc_done, count, part_lengths)
+                self._per_doc_done += count
+        elif msg[0] == "done":
+            self._done.add(msg[1])
         elif msg[0] == "error":
             raise BulkFailed(f"an indexing process failed:\n{msg[1]}")
-        elif msg[0] == "exit" and msg[1] not in self._done:
+        elif msg[0] == "exit" and any(self._ranges[r][0] not in self._done
+                                      for r in range(msg[1], len(self._ranges), self.procs)):
             raise BulkFailed(f"an indexing process stopped: {self._children[msg[1]].error()}")
         return msg  # type: ignore[no-any-return]
 
@@ -236,28 +259,13 @@ class BulkBuild:
     def _collect(self) -> list[dict[str, Any]]:
         for child in self._children:
             child.send(None)
-        lengths: dict[int, tuple[int, dict[str, array]]] = {}
-        next_base = 0
-        while len(self._done) < len(self._children):
-            msg = self._poll(timeout=0.5)
-            if msg is None:
-                continue
-            if msg[0] == "written":
-                if self.progress:
-                    self.progress(msg[1], msg[2], "writing the index")
-            elif msg[0] == "lengths":
-                lengths[msg[1]] = (msg[2], msg[3])
-                while next_base in lengths:  # per-document data goes in docnum order
-                    count, part_lengths = lengths.pop(next_base)
-                    self._write_per_doc(next_base, count, part_lengths)
-                    next_base += count
-            elif msg[0] == "done":
-                self._done.add(next(k for k, (lo, _) in enumerate(self._ranges) if lo == msg[1]))
-        if next_base != self.total:
+        while len(self._done) < len(self._ranges):
+            self._poll(timeout=0.5)
+        if self._per_doc_done != self.total:
             raise BulkFailed("an indexing process did not report its documents")
         parts = []
-        for k in range(len(self._children)):
-            with open(str(self._part(k)) + ".terms", "rb") as fh:
+        for lo, _ in self._ranges:  # in docnum order: the stitch appends blocks in this order
+            with open(f"{self._part(lo)}.terms", "rb") as fh:
                 parts.append(pickle.load(fh))
         for child in self._children:
             child.stop()

@@ -222,27 +222,46 @@ def _write_term(out: StructFile, fixed: int | None, entry: tuple[array, array, l
     return info.to_bytes(), last
 
 
+def part_path(folder: str | Path, base: int) -> Path:
+    """Where the postings of the range starting at ``base`` go (then ``.terms``, its table)."""
+    return Path(folder) / f"part-{base}.pst"
+
+
 def main() -> None:
-    """A worker process (``python -m tui_reader.core.bulk``): a header, then chunks of documents
-    until None, on stdin; progress and the outcome as pickled messages on stdout."""
+    """A worker process: a header (schema, folder, codec), then chunks of documents until None
+    on stdin; progress and outcomes as pickled messages on stdout. A worker may be given several
+    ranges one after another: each is written out, and its memory freed, when the next starts."""
     inbox, outbox = sys.stdin.buffer, sys.stdout.buffer
 
     def send(*msg: Any) -> None:
         pickle.dump(msg, outbox, protocol=pickle.HIGHEST_PROTOCOL)
         outbox.flush()
 
+    def finish(gatherer: Gatherer) -> None:
+        base = gatherer.base
+        send("lengths", base, gatherer.count, gatherer.lengths)  # the parent writes these meanwhile
+        path = part_path(folder, base)
+        result = gatherer.write(path, codec, lambda d, t: send("written", d, t))
+        with open(f"{path}.terms", "wb") as fh:
+            pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        send("done", base)
+
     try:
-        schema_bytes, base, path, codec = pickle.load(inbox)
-        gatherer = Gatherer(pickle.loads(schema_bytes), base)
+        schema_bytes, folder, codec = pickle.load(inbox)
+        schema = pickle.loads(schema_bytes)
+        gatherer: Gatherer | None = None
         while (chunk := pickle.load(inbox)) is not None:
+            first = chunk[0][0]
+            if gatherer is None or first != gatherer.base + gatherer.count:
+                if gatherer is not None:
+                    finish(gatherer)
+                gatherer = None  # free one range's postings before gathering the next
+                gatherer = Gatherer(schema, first)
             for docnum, doc in chunk:
                 gatherer.add(docnum, doc)
             send("added", len(chunk))
-        send("lengths", base, gatherer.count, gatherer.lengths)  # the parent writes these meanwhile
-        result = gatherer.write(Path(path), codec, lambda d, t: send("written", d, t))
-        with open(path + ".terms", "wb") as fh:
-            pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        send("done", base)
+        if gatherer is not None:
+            finish(gatherer)
     except BaseException:
         with contextlib.suppress(Exception):
             send("error", traceback.format_exc())
