@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from whoosh.codec.whoosh3 import W3Codec, W3FieldWriter, W3PerDocWriter, W3TermInfo
-from whoosh.system import pack_int, pack_long, pack_ushort, unpack_int
+from whoosh.system import pack_int, pack_long, pack_ushort, unpack_int, unpack_long
 
 from .bulk_worker import MAGIC_LEN, Doc, Gatherer, part_path
 
@@ -39,7 +39,9 @@ Progress = Callable[[int, int, str], None]
 
 CHUNK = 200  # documents per message to a worker
 ROUND = 15_000  # documents a worker holds at once: ~100 MB of postings at 87k papers
-_INFO_SIZE = W3TermInfo._struct.size  # then the postings' offset (long) and length (int)
+_STOP = object()  # tells a feeder thread to end
+_TERMINFO = W3TermInfo._struct  # flags, weight, doc count, length bytes, max weight, first/last id
+_INFO_SIZE = _TERMINFO.size  # then the postings' offset (long) and length (int)
 
 
 class BulkUnsupported(Exception):
@@ -69,9 +71,10 @@ def python() -> str:
     return sys.executable
 
 class _Child:
-    """One worker process and the thread that reads its messages into the shared queue. A plain
-    subprocess, not multiprocessing: nothing forks the app's threads, and the caller's main
-    module is never re-imported."""
+    """One worker process, a thread that feeds it and one that reads its messages into the
+    shared queue. A plain subprocess, not multiprocessing: nothing forks the app's threads, and
+    the caller's main module is never re-imported. The feeder keeps a few chunks queued so the
+    parent goes on preparing documents while a worker's pipe is full (workers never wait)."""
 
     def __init__(self, k: int, header: tuple[Any, ...], messages: queue.Queue, tmp: Path) -> None:
         env = dict(os.environ)
@@ -86,18 +89,33 @@ class _Child:
         except OSError as exc:
             raise BulkFailed(f"could not start an indexing process ({exc})") from exc
         self.k = k
-        self.send(header)
+        self.broken = False
+        self._outgoing: queue.Queue = queue.Queue(maxsize=3)
         self.reader = threading.Thread(target=self._read, args=(messages,), daemon=True,
                                        name=f"tui-reader-index-{k}")
+        self.feeder = threading.Thread(target=self._feed, daemon=True, name=f"tui-reader-feed-{k}")
         self.reader.start()
+        self.feeder.start()
+        self.send(header)
 
     def send(self, obj: Any) -> None:
+        while True:
+            if self.broken:
+                raise BulkFailed(f"an indexing process stopped: {self.error()}")
+            try:
+                self._outgoing.put(obj, timeout=0.2)
+                return
+            except queue.Full:
+                continue
+
+    def _feed(self) -> None:
         assert self.proc.stdin is not None
         try:
-            pickle.dump(obj, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError) as exc:
-            raise BulkFailed(f"an indexing process stopped: {self.error()}") from exc
+            while (obj := self._outgoing.get()) is not _STOP:
+                pickle.dump(obj, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):  # the worker ended (or was stopped)
+            self.broken = True
 
     def _read(self, messages: queue.Queue) -> None:
         assert self.proc.stdout is not None
@@ -116,6 +134,8 @@ class _Child:
         return text.splitlines()[-1] if text else f"exit code {code}"
 
     def stop(self) -> None:
+        with contextlib.suppress(queue.Full):
+            self._outgoing.put_nowait(_STOP)
         if self.proc.poll() is None:
             self.proc.kill()
         with contextlib.suppress(Exception):
@@ -299,50 +319,49 @@ class BulkBuild:
 
 def _stitch(fw: W3FieldWriter, parts: list[dict[str, Any]]) -> None:
     """Copy each term's blocks from the workers' files into the segment, in term order; a term
-    found by several workers gets their blocks back to back (docnums ascend: ranges are in order)."""
+    found in several ranges gets their blocks back to back (docnums ascend: ranges are in order)
+    and the sum of their statistics, combined at the level of W3TermInfo's bytes."""
     postfile, tindex, fieldmap = fw._postfile, fw._tindex, fw._fieldmap
+    offset = postfile.tell()
     # Workers write fields and terms in sorted order, the order read here: each file is read
     # front to back, never held whole in memory.
     files = [open(p["path"], "rb", buffering=1 << 20) for p in parts]  # noqa: SIM115 (closed below)
+    where = [0] * len(parts)
     try:
-        names = sorted({n for p in parts for n in p["fields"]})
-        for name in names:
-            fid = fieldmap.setdefault(name, len(fieldmap))
-            prefix = pack_ushort(fid)
-            tables = [(k, p["fields"][name]) for k, p in enumerate(parts) if name in p["fields"]]
-            streams = [_keyed(table[0], k) for k, table in tables]
-            by_part = dict(tables)
+        for name in sorted({n for p in parts for n in p["fields"]}):
+            prefix = pack_ushort(fieldmap.setdefault(name, len(fieldmap)))
+            tables = {k: p["fields"][name] for k, p in enumerate(parts) if name in p["fields"]}
+            streams = [_keyed(table[0], k) for k, table in tables.items()]
             for btext, group in groupby(heapq.merge(*streams), key=itemgetter(0)):
                 entries = list(group)
-                offset = postfile.tell()
-                if len(entries) == 1:  # one worker's term: copy it, move its offset
-                    _, k, j = entries[0]
-                    raw = by_part[k][1][j]
-                    length = unpack_int(raw[_INFO_SIZE + 8: _INFO_SIZE + 12])[0]
-                    postfile.write(files[k].read(length))
-                    tindex.add(prefix + btext, raw[:_INFO_SIZE] + pack_long(offset) + raw[_INFO_SIZE + 8:])
-                    continue
-                merged: W3TermInfo | None = None
+                start = offset
+                stats: list[Any] = []
                 for m, (_, k, j) in enumerate(entries):
-                    _terms, infos, lasts = by_part[k]
-                    info = W3TermInfo.from_bytes(infos[j])
-                    length = info._length[0] if isinstance(info._length, tuple) else info._length
-                    if files[k].tell() != info._offset:
+                    _terms, infos, lasts = tables[k]
+                    raw = infos[j]
+                    (at,) = unpack_long(raw[_INFO_SIZE: _INFO_SIZE + 8])
+                    (length,) = unpack_int(raw[_INFO_SIZE + 8: _INFO_SIZE + 12])
+                    if at != where[k]:
                         raise BulkFailed(f"postings of {name}:{btext!r} out of order")
+                    where[k] += length
                     data = files[k].read(length)
-                    if m < len(entries) - 1:  # another worker's blocks follow: not the last block
+                    if len(entries) == 1:  # one range's term: copy it, move its offset
+                        postfile.write(data)
+                        offset += length
+                        tindex.add(prefix + btext, raw[:_INFO_SIZE] + pack_long(start) + raw[_INFO_SIZE + 8:])
+                        break
+                    if m < len(entries) - 1:  # another range's blocks follow: not the last block
                         data = bytearray(data)
-                        at = lasts[j]
-                        (size,) = unpack_int(bytes(data[at: at + 4]))
-                        data[at: at + 4] = pack_int(abs(size))
+                        block = lasts[j]
+                        (size,) = unpack_int(bytes(data[block: block + 4]))
+                        data[block: block + 4] = pack_int(abs(size))
                     if m:
                         data = data[MAGIC_LEN:]
                     postfile.write(bytes(data))
-                    merged = info if merged is None else _combine(merged, info)
-                assert merged is not None
-                merged._offset = offset
-                merged._length = postfile.tell() - offset
-                tindex.add(prefix + btext, merged.to_bytes())
+                    offset += len(data)
+                    stats.append(_TERMINFO.unpack_from(raw))
+                else:
+                    tindex.add(prefix + btext, _combined(stats) + pack_long(start) + pack_int(offset - start))
     finally:
         for fh in files:
             fh.close()
@@ -352,13 +371,9 @@ def _keyed(terms: list[bytes], k: int) -> Iterator[tuple[bytes, int, int]]:
     return ((t, k, j) for j, t in enumerate(terms))
 
 
-def _combine(a: W3TermInfo, b: W3TermInfo) -> W3TermInfo:
-    """Term statistics of a posting list followed by another with higher docnums."""
-    a._weight += b._weight
-    a._df += b._df
-    a._minlength = b._minlength if a._minlength is None else (
-        a._minlength if b._minlength is None else min(a._minlength, b._minlength))
-    a._maxlength = max(a._maxlength, b._maxlength)
-    a._maxweight = max(a._maxweight, b._maxweight)
-    a._maxid = b._maxid
-    return a
+def _combined(stats: list[tuple]) -> bytes:
+    """W3TermInfo's header for posting lists laid end to end (docnums ascending): weights and
+    document counts add up, length bytes and the weight take min/max, ids the first and last."""
+    return _TERMINFO.pack(0, sum(s[1] for s in stats), sum(s[2] for s in stats),
+                          min(s[3] for s in stats), max(s[4] for s in stats),
+                          max(s[5] for s in stats), stats[0][6], stats[-1][7])
