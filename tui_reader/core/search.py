@@ -196,9 +196,9 @@ class Searcher:
 
     @staticmethod
     def _run(s: WhooshSearcher, q: query.Query, limit: int, budget: float) -> Results:
-        """While typing, a search gets TYPEAHEAD_BUDGET seconds (Whoosh's TimeLimitCollector) and
-        shows the best of what it scored by then: a common word can cost 200 ms at 87k papers,
-        and the next keystroke or Enter brings the full answer."""
+        """Whoosh's search, for the queries fastscore leaves to it (ranges, Every). While typing
+        it gets TYPEAHEAD_BUDGET seconds (Whoosh's TimeLimitCollector) and shows the best of what
+        it scored by then; the next keystroke or Enter brings the full answer."""
         if not budget:
             results = s.search(q, limit=limit)
             results.partial = False  # type: ignore[attr-defined]
