@@ -26,6 +26,7 @@ from whoosh.matching.wrappers import FilterMatcher
 from whoosh.util.numeric import byte_to_length
 
 Scores = dict[int, float]
+PHRASE_CHECKS = 1000  # papers holding a phrase's words checked at least (all if fewer): exact counts
 MAX_TERMS = 1024  # an expansion wider than this is left to Whoosh (it bounds its own)
 
 _LENGTH = [1] + [byte_to_length(b) for b in range(1, 256)]  # a missing length counts as 1
@@ -51,8 +52,8 @@ def search(searcher: Any, q: query.Query, limit: int
             leaf = _Leaf(searcher, reader, top=limit)
             found = leaf.run(q)
             scores.update({base + d: s for d, s in found.items()})
-            total += len(found) if leaf.estimate is None else leaf.estimate
-            exact = exact and leaf.estimate is None
+            total += len(found) if leaf.count is None else leaf.count
+            exact = exact and leaf.exact
     except _Unsupported:
         return None
     top = heapq.nlargest(limit, scores.items(), key=lambda item: (item[1], -item[0]))
@@ -67,7 +68,8 @@ class _Leaf:
         self.searcher = searcher
         self.reader = reader
         self.top = top  # the page size, for a query that is a phrase and nothing else
-        self.estimate: int | None = None  # set when that phrase stopped at its page
+        self.count: int | None = None  # that phrase's matches, beyond the page it returns
+        self.exact = True  # False when it stopped checking: count is then an estimate
         self.deleted = reader.deleted_docs_set if reader.has_deletions() else frozenset()
 
     def run(self, q: query.Query) -> Scores:
@@ -136,9 +138,10 @@ class _Leaf:
     def _phrase(self, q: query.Phrase, top: int | None = None) -> Scores:
         """SpanNear2(terms, slop, ordered, mindist=1), as Phrase.matcher builds it: the terms'
         intersection (scores summed), kept where each word follows the one before it within
-        ``slop`` positions. With ``top``, papers are checked best first and the check stops once
-        ``top`` phrases are found: two common words share ~20k papers at 87k, and reading every
-        one's positions cost most of a phrase search. The count is then an estimate."""
+        ``slop`` positions. With ``top``, papers are checked best first, and the check stops once
+        ``top`` phrases are found and PHRASE_CHECKS papers were checked: two common words share
+        ~20k papers at 87k, and checking them all cost most of a phrase search. The count is then
+        an estimate; below PHRASE_CHECKS candidates it is exact."""
         schema = self.searcher.schema
         if q.fieldname not in schema or not q.words:
             raise _Unsupported("phrase")
@@ -187,16 +190,20 @@ class _Leaf:
         kept: Scores = {}
         heap = [(-s, d) for d, s in scores.items()]  # best first, lower docnum first on ties
         heapq.heapify(heap)
-        tried = 0
+        tried = extra = 0
         while heap:
             negative, d = heapq.heappop(heap)
             tried += 1
             if holds(d):
-                kept[d] = -negative
-                if len(kept) >= top:
-                    if heap:
-                        self.estimate = len(kept) + round(len(heap) * len(kept) / tried)
-                    break
+                if len(kept) < top:
+                    kept[d] = -negative
+                else:
+                    extra += 1
+            if len(kept) >= top and tried >= PHRASE_CHECKS:
+                break
+        found = len(kept) + extra
+        self.count = found + round(len(heap) * found / tried)  # early stop: the rate seen so far
+        self.exact = not heap
         return kept
 
     def _bm25(self, fieldname: str, btext: bytes, tfs: dict[int, float]) -> Scores:
