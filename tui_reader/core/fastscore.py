@@ -15,6 +15,7 @@ import heapq
 import threading
 import weakref
 from array import array
+from bisect import bisect_right
 from collections.abc import Container, Iterator
 from itertools import accumulate
 from pickle import loads
@@ -28,6 +29,7 @@ from whoosh.util.numeric import byte_to_length
 Scores = dict[int, float]
 PHRASE_CHECKS = 1000  # papers holding a phrase's words checked at least (all if fewer): exact counts
 MAX_TERMS = 1024  # an expansion wider than this is left to Whoosh (it bounds its own)
+SKIP_BELOW = 5000  # an AND's other parts matched fewer papers: skip blocks holding none of them
 
 _LENGTH = [1] + [byte_to_length(b) for b in range(1, 256)]  # a missing length counts as 1
 _lengths_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -233,7 +235,8 @@ class _Leaf:
         if not field.scorable:
             raise _Unsupported("unscorable field")
         tfs: dict[int, float] = {}
-        for ids, weights, _ in _blocks(self.reader.postings(fieldname, btext)):
+        wanted = sorted(only) if only is not None and len(only) < SKIP_BELOW else None
+        for ids, weights, _ in _blocks(self.reader.postings(fieldname, btext), wanted=wanted):
             tfs.update(zip(ids, weights, strict=True))
         if only is not None:
             tfs = {d: tfs[d] for d in only if d in tfs}
@@ -246,9 +249,12 @@ def _boosted(scores: Scores, boost: float) -> Scores:
     return scores if boost == 1.0 else {d: s * boost for d, s in scores.items()}
 
 
-def _blocks(m: Any, values: bool = False) -> Iterator[tuple[Any, Any, Any]]:
+def _blocks(m: Any, values: bool = False, wanted: list[int] | None = None
+            ) -> Iterator[tuple[Any, Any, Any]]:
     """(docnums, weights, values or None) a block at a time from a W3 posting list; deletions
-    are filtered by the caller. Any other matcher (inlined postings) is read posting by posting."""
+    are filtered by the caller. Any other matcher (inlined postings) is read posting by posting.
+    ``wanted`` (sorted docnums): blocks whose docnum range holds none of them are not decoded;
+    a block's last docnum is in its header, read before its data."""
     if isinstance(m, FilterMatcher):
         m = m.child
     if type(m) is not W3LeafMatcher:
@@ -261,7 +267,17 @@ def _blocks(m: Any, values: bool = False) -> Iterator[tuple[Any, Any, Any]]:
             m.next()
         yield ids, weights, vals if values else None
         return
+    previous = -1
     while m.is_active():
+        if wanted is not None:
+            last = m._maxid
+            at = bisect_right(wanted, previous)
+            previous = last
+            if at == len(wanted):
+                return  # past the last wanted docnum
+            if wanted[at] > last:
+                m._next_block()
+                continue
         if m._data is None:
             m._read_data()
         ids, weights, vals = m._data
