@@ -27,7 +27,8 @@ from whoosh.matching.wrappers import FilterMatcher
 from whoosh.util.numeric import byte_to_length
 
 Scores = dict[int, float]
-PHRASE_CHECKS = 1000  # papers holding a phrase's words checked at least (all if fewer): exact counts
+PHRASE_CHECKS = 300  # papers holding a phrase's words checked at least (all if fewer: exact count)
+PHRASE_SAMPLE = 200  # of the papers not checked, this many estimate how many of them match
 MAX_TERMS = 1024  # an expansion wider than this is left to Whoosh (it bounds its own)
 SKIP_BELOW = 5000  # an AND's other parts matched fewer papers: skip blocks holding none of them
 
@@ -142,8 +143,8 @@ class _Leaf:
         intersection (scores summed), kept where each word follows the one before it within
         ``slop`` positions. With ``top``, papers are checked best first, and the check stops once
         ``top`` phrases are found and PHRASE_CHECKS papers were checked: two common words share
-        ~20k papers at 87k, and checking them all cost most of a phrase search. The count is then
-        an estimate; below PHRASE_CHECKS candidates it is exact."""
+        ~20k papers at 87k, and checking them all cost most of a phrase search. The count of the
+        rest is then estimated from an even sample; below PHRASE_CHECKS candidates it is exact."""
         schema = self.searcher.schema
         if q.fieldname not in schema or not q.words:
             raise _Unsupported("phrase")
@@ -203,9 +204,11 @@ class _Leaf:
                     extra += 1
             if len(kept) >= top and tried >= PHRASE_CHECKS:
                 break
-        found = len(kept) + extra
-        self.count = found + round(len(heap) * found / tried)  # early stop: the rate seen so far
-        self.exact = not heap
+        self.count, self.exact = len(kept) + extra, not heap
+        if heap:  # the rest, estimated from an even sample of it (the best ones match more often)
+            rest = [d for _, d in heap]
+            sample = rest[::max(1, len(rest) // PHRASE_SAMPLE)]
+            self.count += round(len(rest) * sum(map(holds, sample)) / len(sample))
         return kept
 
     def _bm25(self, fieldname: str, btext: bytes, tfs: dict[int, float]) -> Scores:
