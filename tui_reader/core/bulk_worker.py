@@ -13,7 +13,7 @@ import sys
 import traceback
 import zlib
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
 from pickle import dumps
@@ -26,7 +26,6 @@ from whoosh.system import pack_int, pack_uint
 from whoosh.util.numeric import length_to_byte
 
 Doc = dict[str, Any]
-Items = Iterable[tuple[bytes, int, float, bytes]]
 
 MAGIC_LEN = len(WHOOSH3_HEADER_MAGIC)
 _ONE = pack_uint(1)
@@ -54,18 +53,6 @@ def _positions_value(poslist: list[int], once: dict[int, bytes]) -> bytes:
     return pack_uint(len(poslist)) + dumps([poslist[0], *(b - a for a, b in pairwise(poslist))], 2)
 
 
-def _indexer(field: Any) -> Callable[[Any], Items]:
-    """``field.index``, or the same items made in one pass from a fused analyzer's positions."""
-    positions = _fused(field)
-    if positions is None:
-        return field.index  # type: ignore[no-any-return]
-    once: dict[int, bytes] = {}
-    encode = (lambda p: pack_uint(len(p))) if type(field.format) is formats.Frequency \
-        else (lambda p: _positions_value(p, once))
-    return lambda value: [(w.encode("utf-8"), len(p), float(len(p)), encode(p))
-                          for w, p in positions(value).items()]
-
-
 class Gatherer:
     """One worker's share: the postings of documents base..base+count-1, grouped by term."""
 
@@ -74,7 +61,7 @@ class Gatherer:
         self.base = base
         self.count = 0
         names = [n for n in schema.names() if schema[n].indexed]
-        self.index = {n: _indexer(schema[n]) for n in names}
+        self.index = {n: schema[n].index for n in names}  # fields the fused path does not cover
         self.fused = {n: (f, type(schema[n].format) is formats.Positions)
                       for n in names if (f := _fused(schema[n])) is not None}
         self.scorable = {n for n in names if schema[n].scorable}
@@ -113,7 +100,8 @@ class Gatherer:
 
     def _add_fused(self, post: dict[bytes, tuple[array, array, list[bytes]]], docnum: int,
                    positions: dict[str, list[int]], with_positions: bool) -> int:
-        """``_indexer``'s items, added as they are made: the build's innermost loop."""
+        """``field.index``'s items, made from the fused analyzer's positions and added as they
+        are made: the build's innermost loop, so the append below is written out twice."""
         once, floats = self._once, self._floats
         length = 0
         for word, poslist in positions.items():
