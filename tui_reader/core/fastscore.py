@@ -97,7 +97,8 @@ class _Leaf:
         if isinstance(q, query.MultiTerm) and not isinstance(q, query.Every) and q.matcher.__func__ \
                 in (query.MultiTerm.matcher, query.PatternQuery.matcher, query.Prefix.matcher,
                     query.Wildcard.matcher) and getattr(q, "text", "x") not in ("", "*"):
-            words = [w for w in q._btexts(self.searcher.reader()) if w]
+            # Expanded per segment, as Whoosh's MultiTerm.matcher does with each subsearcher.
+            words = [w for w in q._btexts(self.reader) if w]
             if len(words) > MAX_TERMS:
                 raise _Unsupported
             if len(words) == 1:  # MultiTerm.matcher: a lone expansion is a plain, unboosted Term
