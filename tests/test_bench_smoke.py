@@ -13,6 +13,7 @@ if str(REPO) not in sys.path:  # bench/ is not an installed package: import it f
     sys.path.insert(0, str(REPO))
 
 from bench import corpusgen, queries  # noqa: E402
+from bench.report import Budget, Row  # noqa: E402
 
 
 def test_generator_is_deterministic(tmp_path: Path) -> None:
@@ -28,7 +29,51 @@ def test_query_translations() -> None:
     assert queries.fts5("typeahead", "deep ") == '"deep"'
     assert queries.fts5("field", "title:graph") == 'title : "graph"'
     assert queries.fts5("fuzzy", "graph~") is None
+    assert queries.fts5("prefix", "reinf*") == '"reinf"*'
     assert queries.grep("and", "graph neural") == ["graph", "neural"]
+    assert queries.grep("prefix", "reinf*") is None
+
+
+def test_prefix_queries(tmp_path: Path) -> None:
+    corpus_file = corpusgen.write(tmp_path / "p.jsonl", 80)
+    from tui_reader.core.corpus import load_corpus
+
+    corpus = load_corpus([corpus_file], use_cache=False)
+    qs = queries.build(corpus, 10, 2)
+    corpus.close()
+    assert list(qs.queries) == list(queries.KINDS)
+    assert len(qs.queries["prefix"]) == 10
+    for q in qs.queries["prefix"]:
+        assert q.endswith("*") and 5 <= len(q) - 1 <= 7 and q[:-1].isalpha(), q
+
+
+def test_readme_queries() -> None:
+    from bench import sections
+
+    readme = """intro
+
+### Search syntax
+
+| query | finds |
+| --- | --- |
+| `graph neural` | both words, e.g. `not this one` |
+| `title:x`, `year:[2020 TO 2022]` | one field |
+
+While you type...
+
+## Next
+| `other` | table |
+"""
+    assert sections.readme_queries(readme) == ["graph neural", "title:x", "year:[2020 TO 2022]"]
+    assert sections.readme_queries("no such section") == []
+    assert sections.readme_queries((REPO / "README.md").read_text())  # the real one has examples
+
+
+def test_min_budget() -> None:
+    row = Row("recall.term", "recall", "%", [100.0, 100.0, 90.0],
+              [Budget("min", 100.0, higher_is_better=True)])
+    assert row.status == "OVER" and row.to_json()["min"] == 90.0
+    assert Row("r", "r", "%", [100.0], [Budget("min", 100.0, higher_is_better=True)]).status == "OK"
 
 
 def test_query_set_is_seed_stable(tmp_path: Path) -> None:
@@ -64,9 +109,18 @@ def test_quick_bench_end_to_end(tmp_path: Path) -> None:
     rows = {r["key"]: r for r in data["rows"]}
     assert data["meta"]["papers"] == 150
     for key in ("corpus.parse_cold", "index.build", "index.reopen", "update.total",
-                "search.term", "search.typeahead", "highlight.call"):
+                "search.term", "search.prefix", "search.typeahead", "highlight.call"):
         assert rows[key]["n"] >= 1 and rows[key]["median"] is not None, key
     assert rows["search.typeahead"]["fts5"]["n"] >= 1
+    assert rows["search.prefix"]["fts5"]["n"] >= 1
     assert rows["search.fuzzy"]["fts5"]["n"] == 0  # no FTS5 equivalent
+    for kind in queries.ENTER_KINDS:  # Enter gives Whoosh's own answer
+        row = rows[f"recall.{kind}"]
+        assert row["n"] >= 1 and row["min"] == 100.0 and row["status"] == "OK", row
+    assert rows["recall.typeahead"]["status"] == "OK", rows["recall.typeahead"]
+    assert "partial" in rows["search.typeahead"]["note"]
+    examples = data["meta"]["details"]["readme_examples"]
+    assert examples and all(isinstance(n, int) for n in examples.values())
+    assert "README search examples" in done.stdout
     assert rows["tui.paint_seeds"]["status"] == "n/a"
     assert not (tmp_path / "cache" / "tui-reader").exists()  # the bench used its own cache

@@ -168,13 +168,14 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
         paper = corpus.paper(hit.row)
         text, _spans = snippet(paper.abstract, result.terms)
         hits.append({"id": paper.id, "title": paper.title, "score": round(hit.score, 4),
+                     "venue": paper.venue, "year": paper.year,
                      "snippet": text, "abstract": paper.abstract, "sources": paper.sources})
     if args.json:
-        print(json.dumps({"query": args.query, "total": result.total,
+        print(json.dumps({"query": args.query, "total": result.total, "total_exact": result.exact,
                           "took_ms": round(result.took_ms, 2), "suggestion": result.suggestion,
                           "notice": result.notice, "hits": hits}, indent=2, ensure_ascii=False))
         return 0
-    print(f"{result.total:,} result{'s' if result.total != 1 else ''} for {args.query!r} "
+    print(f"{result.count_text} result{'s' if result.total != 1 else ''} for {args.query!r} "
           f"({result.took_ms:.1f} ms)")
     if result.suggestion:
         print(f"Did you mean: {result.suggestion}")

@@ -7,13 +7,16 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from pilot_helpers import detail_text, ready, settle
 from textual.widgets import Input, Static
 
 from tui_reader.app.app import ReaderApp
 from tui_reader.app.screens.help import HelpScreen
+from tui_reader.app.screens.main import MainScreen
 from tui_reader.app.screens.note import NoteScreen
 from tui_reader.app.widgets.paper_list import PaperList
+from tui_reader.core import completion, fastscore, terms
 
 MakeApp = Callable[..., ReaderApp]
 
@@ -71,10 +74,14 @@ async def test_search_as_you_type_enter_and_escape(make_app: MakeApp) -> None:
         titles = [screen.corpus.titles[r] for r in screen.papers.rows]
         assert titles and titles[0].startswith("Graph neural networks")
         assert re.search(r"\d+ match(es)? in \d+ ms", info_text(app))
+        await pilot.press(*"ral")
+        await settle(pilot)
+        typed = set(screen.papers.rows)
         await pilot.press("enter")
         await settle(pilot)
         assert app.focused is screen.papers
-        assert len(screen.papers.rows) >= 1
+        assert screen.result is not None and screen.result.kind == "search" and screen.result.exact
+        assert 1 <= len(screen.papers.rows) <= len(typed) and set(screen.papers.rows) <= typed
         # the query's words are marked in the detail pane
         assert "graph" in " ".join(screen.result.terms)
         await pilot.press("escape")  # list focused, query active: clears it
@@ -234,16 +241,44 @@ async def test_results_page_in_as_the_cursor_nears_the_end(make_app: MakeApp, tm
         assert screen.papers.cursor == main.SEARCH_LIMIT - 1  # stays on the same paper
 
 
-async def test_enter_keeps_the_completed_last_word(make_app: MakeApp) -> None:
+def _whoosh_rows(screen: MainScreen, text: str) -> list[int]:
+    """Whoosh's own answer on the reader's own index: the reference for Enter."""
+    assert screen.searcher is not None and screen.index is not None and screen.corpus is not None
+    q, _ = screen.searcher.parse(text)
+    with screen.index.searcher() as s:
+        return [screen.corpus.index_of[hit["id"]] for hit in s.search(q, limit=None)]
+
+
+LARGE_SIDE = [(completion, "SMALL_CORPUS", 0), (completion, "COMPLETION_POSTINGS", 1),
+              (fastscore, "SKIP_BELOW", 0), (fastscore, "MAX_TERMS", 1),
+              (fastscore, "PHRASE_CHECKS", 2), (terms, "PREFIX_EXPANSIONS", 2)]
+
+
+@pytest.mark.parametrize("side", ["small", "large"])
+@pytest.mark.parametrize("text", ["diffusion mod", "graph NOT neural", '"language models"',
+                                  "title:diffusion OR sampl", "grap*"])
+async def test_enter_is_whooshs_answer_and_typing_shows_more(
+        make_app: MakeApp, text: str, side: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Enter reads every word as typed: the list, its order and its count are Whoosh's. While
+    typing, the list holds at least every paper the words typed so far match (or says it is a
+    best-so-far). "large": every size switch set as an 87k collection sets it."""
+    if side == "large":
+        for module, name, value in LARGE_SIDE:
+            monkeypatch.setattr(module, name, value)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await ready(pilot)
-        await pilot.press("slash", *"diffusion mod")
+        await pilot.press("slash", *text)
         await settle(pilot)
-        typed = [screen.corpus.titles[r] for r in screen.papers.rows]
+        assert screen.result is not None and screen.result.kind == "typeahead"
+        typed = set(screen.papers.rows)
+        expected = _whoosh_rows(screen, text)
+        assert set(expected) <= typed or ("best so far" in info_text(app)
+                                          and not screen.result.exact)
         await pilot.press("enter")
         await settle(pilot)
-        entered = [screen.corpus.titles[r] for r in screen.papers.rows]
-        assert entered and set(entered) == set(typed)
-        assert any(t.startswith("ROPA") for t in entered)
-        assert not screen.result.partial
+        assert screen.result is not None and screen.result.kind == "search"
+        assert list(screen.papers.rows) == expected
+        assert screen.result.exact and screen.result.total == len(expected)
+        noun = "match" if len(expected) == 1 else "matches"
+        assert (f"{len(expected)} {noun} in" in info_text(app)) or not expected

@@ -12,7 +12,7 @@ from tui_reader.core import paths
 
 SEEDS = paths.seeds_dir()
 SEED_FILES = sorted(SEEDS.glob("*.txt"))
-HEADER = "ICML 2026 Papers"
+HEADER = "ICML 2026 Papers"  # each seed file's first line: the venue, read as ("ICML", 2026)
 
 # Ids of seed papers that tests refer to by content (ids are a hash of the normalised abstract).
 GNN_TITLE_START = "Graph neural networks are not continuous"

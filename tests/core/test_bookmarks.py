@@ -234,6 +234,7 @@ def test_export_markdown(marked: BookmarkStore, seed_corpus: Corpus) -> None:
         assert seed_corpus.ids[row] in text
         assert "> " + seed_corpus.paper(row).abstract in text
     assert "**Note:** read the MoE part" in text
+    assert " · ICML 2026\n" in text  # the venue and year, as the detail pane shows them
 
 
 def test_export_bibtex(marked: BookmarkStore, seed_corpus: Corpus) -> None:
@@ -243,7 +244,7 @@ def test_export_bibtex(marked: BookmarkStore, seed_corpus: Corpus) -> None:
         assert f"@misc{{tr_{seed_corpus.ids[row]}," in text
         assert f"title = {{{seed_corpus.titles[row]}}}" in text
     assert "note = {read the MoE part}" in text
-    assert "booktitle = {ICML 2026 Papers}" in text and "year = {2026}" in text
+    assert "booktitle = {ICML}" in text and "year = {2026}" in text
     assert text.count("{") == text.count("}")
 
 

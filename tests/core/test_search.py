@@ -297,11 +297,22 @@ def test_typeahead_keeps_or(seed_searcher: Searcher, terms_of: dict[str, set[str
     assert having(terms_of, "graph") <= ids(result)
 
 
-@pytest.mark.parametrize("text", ["NOT gra", "NOT graph", "graph NOT neu"])
+@pytest.mark.parametrize("text", ["NOT graph", "graph NOT neural", "graph NOT neural "])
 def test_typeahead_keeps_not(seed_searcher: Searcher, gnn: str, text: str) -> None:
     result = seed_searcher.search(text, typeahead=True)
     assert result.notice is None
     assert result.hits and gnn not in ids(result)
+    assert ids(result) == ids(seed_searcher.search(text, limit=1000))
+
+
+@pytest.mark.parametrize("text", ["NOT gra", "graph NOT neu"])
+def test_typeahead_never_completes_an_excluded_word(seed_searcher: Searcher, gnn: str,
+                                                    text: str) -> None:
+    """Completing "neu" to "neural" would exclude papers the typed "neu" does not: the word
+    under NOT is excluded as typed, until it is finished."""
+    result = seed_searcher.search(text, typeahead=True, limit=1000)
+    assert gnn in ids(result)
+    assert ids(result) == ids(seed_searcher.search(text, limit=1000))
 
 
 def test_typeahead_completes_a_field_value(seed_searcher: Searcher, gnn: str) -> None:

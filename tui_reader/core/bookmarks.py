@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .atomic import atomic_write_bytes, file_lock
 from .paper import Paper
+from .venues import venue_label
 
 VERSION = 1
 
@@ -203,8 +204,8 @@ def export(marks: Iterable[Bookmark], lookup: Callable[[str], Paper | None], fmt
             meta = [f"id `{m.id}`", f"added {m.added}"]
             if paper and paper.authors:
                 meta.insert(0, ", ".join(paper.authors))
-            if paper and paper.venue:
-                meta.append(paper.venue)
+            if paper and (paper.venue or paper.year):
+                meta.append(venue_label(paper.venue, paper.year))
             lines += ["", " · ".join(meta), ""]
             if m.note:
                 lines += [f"**Note:** {m.note}", ""]

@@ -32,6 +32,7 @@ from .atomic import atomic_write_bytes, file_lock
 from .bulk import BulkBuild, BulkFailed, BulkUnsupported
 from .corpus import Corpus
 from .errors import IndexBusy
+from .venues import venue_terms
 
 SCHEMA_VERSION = 8  # 7: one segment from bulk.py, fused fold analyzer; 8: year without trie terms
 __all__ = ["FastStemAnalyzer", "SearchIndex", "UpdateReport", "fold_analyzer", "make_schema",
@@ -109,7 +110,7 @@ def _document(corpus: Corpus, i: int) -> dict[str, object]:
     doc: dict[str, object] = {
         "id": paper.id, "title": paper.title,
         "content": f"{paper.title}\n{paper.title}\n{authors}\n{paper.abstract}",
-        "authors": authors, "venue": paper.venue, "sources": " ".join(paper.sources),
+        "authors": authors, "venue": venue_terms(paper.venue), "sources": " ".join(paper.sources),
         "tw": paper.title,
     }
     if paper.year:

@@ -18,8 +18,9 @@ from pathlib import Path
 from .paper import Paper, paper_id
 from .text import normalise, normalise_inline
 from .titles import make_title
+from .venues import split_venue
 
-LOADER_VERSION = 5  # bump when parsing or normalisation changes: invalidates the parse cache
+LOADER_VERSION = 6  # bump when parsing or normalisation changes: invalidates the parse cache
 SUFFIXES = {".txt", ".json", ".jsonl", ".ndjson"}
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
 _AUTHOR_SPLIT = re.compile(r"\s*;\s*|\s+and\s+|\s*\n\s*")
@@ -135,14 +136,15 @@ def make_paper(abstract_raw: str, source: str, title_raw: str = "", authors: obj
     generated = not title
     if generated:
         title = make_title(abstract, abstract.emphasis)
-    venue_text = normalise_inline(str(venue)) if venue else ""
+    # 'icml2019' -> ('ICML', 2019): one name per venue; the record's own year wins over the venue's
+    venue_name, venue_year = split_venue(str(normalise_inline(str(venue)))) if venue else ("", None)
     return Paper(
         id=paper_id(abstract),
         title=str(title),
         abstract=str(abstract),
         authors=_authors(authors),
-        venue=str(venue_text),
-        year=_year(year) or (_year(venue_text) if venue_text else None),
+        venue=venue_name,
+        year=_year(year) or venue_year,
         url=str(normalise_inline(str(url))) if url else "",
         sources=[source],
         title_generated=generated,

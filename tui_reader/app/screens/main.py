@@ -225,9 +225,7 @@ class MainScreen(PaperActions, Screen[None]):
             shown = len(self.papers.rows)
             what = "bookmarked papers" if self.bookmarks_only else "papers"
             if self.result is not None:
-                total = self.result.total
-                approx = "" if self.result.exact else "~"
-                parts.append(Content(f"{shown:,} shown of {approx}{total:,} matches"))
+                parts.append(Content(f"{shown:,} shown of {self.result.count_text} matches"))
                 label = "" if self.result.kind == "similar" else "query: "
                 parts.append(Content(f"{label}{self.result.query}").stylize("bold"))
                 parts.append(Content(f"{self.result.took_ms:.0f} ms"))
@@ -268,15 +266,9 @@ class MainScreen(PaperActions, Screen[None]):
     @work(thread=True, exclusive=True, group="search")
     def run_search(self, text: str, typeahead: bool, seq: int) -> None:
         assert self.searcher is not None and self.corpus is not None
-        try:  # counts are estimates: an exact count re-runs the whole match
-            # Enter keeps type-ahead's reading of the words (the last one completed), so the
-            # list does not change under the user; it only drops the per-keystroke time budget.
+        try:  # Enter: Whoosh's whole answer and its exact count; typing: the words so far
             result = self.searcher.search(text, limit=TYPEAHEAD_LIMIT if typeahead else SEARCH_LIMIT,
-                                          typeahead=True, exact_count=False,
-                                          budget=None if typeahead else 0.0)
-            if not typeahead and not result.hits and seq == self._seq:
-                literal = self.searcher.search(text, limit=SEARCH_LIMIT, exact_count=False)
-                result = literal if literal.hits or literal.suggestion else result
+                                          typeahead=typeahead)
         except IndexDamaged as exc:
             self.app.call_from_thread(self._index_damaged, exc, text, typeahead)
             return
@@ -325,10 +317,9 @@ class MainScreen(PaperActions, Screen[None]):
             info.append(Content("Did you mean: ") + Content(result.suggestion).stylize("bold"))
             warn = True
         if not info:
-            approx = "" if result.exact else "~"
             partial = " (best so far: Enter for all)" if result.partial else ""
-            noun = "match" if result.total == 1 and not approx else "matches"
-            info.append(Content(f"{approx}{result.total:,} {noun} in {result.took_ms:.0f} ms"
+            noun = "match" if result.total == 1 and result.exact else "matches"
+            info.append(Content(f"{result.count_text} {noun} in {result.took_ms:.0f} ms"
                                 + (partial or (" · Enter to read" if result.kind == "typeahead"
                                                else ""))))
         self.search_bar.info(Content(" · ").join(info), warning=warn)
@@ -350,7 +341,7 @@ class MainScreen(PaperActions, Screen[None]):
     def run_more(self, shown: SearchResult, limit: int, seq: int) -> None:
         assert self.searcher is not None
         try:
-            result = self.searcher.search(shown.query, limit=limit, exact_count=False,
+            result = self.searcher.search(shown.query, limit=limit,
                                           typeahead=shown.kind == "typeahead", budget=0.0)
         finally:
             self._loading_more = False

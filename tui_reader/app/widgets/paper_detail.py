@@ -8,6 +8,7 @@ from textual.widgets import Static
 
 from ...core.bookmarks import Bookmark
 from ...core.paper import Paper
+from ...core.venues import venue_label
 
 Spans = list[tuple[int, int]]
 
@@ -24,10 +25,7 @@ def paper_content(paper: Paper, bookmark: Bookmark | None, title_spans: Spans,
         shown = ", ".join(paper.authors[:12]) + (" et al." if len(paper.authors) > 12 else "")
         meta.append(shown)
     if paper.venue or paper.year:
-        venue = paper.venue
-        if paper.year and str(paper.year) not in venue:
-            venue = f"{venue} {paper.year}".strip()
-        meta.append(venue)
+        meta.append(venue_label(paper.venue, paper.year))  # "ICML 2019", whatever the file wrote
     for line in meta:
         parts += [Content(line).stylize("$text-muted"), Content("\n")]
     parts.append(Content(f"id {paper.id} · {', '.join(paper.sources)}").stylize("$text-muted"))

@@ -1,0 +1,88 @@
+"""What was typed, before any index is involved: pure functions, tested on their own.
+
+Enter reads the text exactly as Whoosh's parser does, after checking for syntax the parser would
+silently reinterpret (``problem``). Type-ahead first ``repair``s mid-typing states (an open
+quote, a dangling operator) so that the parser reads the words typed so far; the repair keeps
+every character's offset, so the parser's ``endchar`` still points at the word being typed.
+"""
+
+from __future__ import annotations
+
+import re
+
+OPERATORS = frozenset({"and", "or", "not", "to"})
+FIELD = re.compile(r"(?<![\w\"])(\w+):(\S?)")
+FIELD_PREFIX = re.compile(r"(?<![\w\"])\w+:")
+_LEADING_OP = re.compile(r"^\s*(?:AND|OR)\b")
+_TRAILING_OP = re.compile(r"\b(?:AND|OR|NOT)\s*$")
+_TRAILING_FIELD = re.compile(r"(?<![\w\"])\w+:\s*$")
+
+
+def problem(text: str, fields: frozenset[str]) -> str | None:
+    """Syntax Whoosh would silently reinterpret: say so instead of guessing."""
+    if text.count('"') % 2:
+        return "unbalanced quote"
+    depth = 0
+    for ch in re.sub(r'"[^"]*"', "", text):
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return "unbalanced parenthesis"
+    if depth:
+        return "unbalanced parenthesis"
+    for m in FIELD.finditer(text):
+        name, value = m.group(1), m.group(2)
+        if name not in fields:
+            return f"unknown field '{name}'; fields are {', '.join(sorted(fields))}"
+        if not value:
+            return f"'{name}:' needs a value"
+    if _LEADING_OP.search(text) or _TRAILING_OP.search(text):
+        return "an operator with nothing to join"
+    return None
+
+
+def repair(text: str, fields: frozenset[str]) -> str:
+    """Mid-typing states made parseable, each character kept at its offset (or dropped from the
+    end): an open quote's words count as words until it is closed, an unknown ``name:`` is a
+    word ("Flash3D: fast" is a title being typed), a dangling operator or ``field:`` waits for
+    its word, an unmatched ``)`` is ignored and open parentheses are closed at the end."""
+    if text.count('"') % 2:
+        at = text.rfind('"')
+        text = text[:at] + " " + text[at + 1:]
+    text = FIELD.sub(lambda m: m.group(0) if m.group(1) in fields
+                     else f"{m.group(1)} {m.group(2)}", text)
+    while True:
+        trimmed = _TRAILING_FIELD.sub("", _TRAILING_OP.sub("", text))
+        if trimmed == text:
+            break
+        text = trimmed
+    m = _LEADING_OP.match(text)
+    if m:
+        text = " " * m.end() + text[m.end():]
+    out, depth, quoted = [], 0, False
+    for ch in text:
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch == "(":
+            depth += 1
+        elif not quoted and ch == ")":
+            if not depth:
+                ch = " "
+            else:
+                depth -= 1
+        out.append(ch)
+    return "".join(out) + ")" * depth
+
+
+def typing_word(text: str) -> tuple[int, int] | None:
+    """Where the word being typed stands: the span of the last word when the text does not end
+    in a space, a quote or a parenthesis (a finished word)."""
+    m = re.search(r"(\w+)$", text)
+    if m is None or m.group(1).lower() in OPERATORS:
+        return None
+    return m.start(1), m.end(1)
+
+
+def plain_words(text: str) -> str:
+    """The text's words alone, no fields or operators: what a broken query falls back to."""
+    text = FIELD_PREFIX.sub(" ", text)  # "graph foo:bar" searches "graph bar"
+    return " ".join(w for w in re.findall(r"\w+", text) if w.lower() not in OPERATORS)
