@@ -1,8 +1,9 @@
 """The query set: drawn from the corpus's own words with a fixed seed, so runs compare.
 
-Kinds: single term, two-term AND, phrase, field (title:x), fuzzy (word~) and type-ahead (the text
-after each keystroke of the first words of real titles). Every kind is also translated for the
-reference engines: an FTS5 MATCH expression and literal strings for grep (None: no equivalent).
+Kinds: single term, two-term AND, phrase, field (title:x), fuzzy (word~), prefix (word*) and
+type-ahead (the text after each keystroke of the first words of real titles). Every kind is also
+translated for the reference engines: an FTS5 MATCH expression and literal strings for grep
+(None: no equivalent).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from dataclasses import dataclass, field
 from tui_reader.core.corpus import Corpus
 
 SEED = 1729
-KINDS = ("term", "and", "phrase", "field", "fuzzy", "typeahead")
+KINDS = ("term", "and", "phrase", "field", "fuzzy", "prefix", "typeahead")
+ENTER_KINDS = tuple(k for k in KINDS if k != "typeahead")
 _WORD = re.compile(r"[A-Za-z][a-z]{3,}")
 _TOKEN = re.compile(r"\w+")
 STOPWORDS = frozenset(str.split("""
@@ -100,7 +102,18 @@ def build(corpus: Corpus, per_kind: int, titles: int, seed: int = SEED,
 
     qs.typeahead_titles = [corpus.titles[r] for r in _sample_rows(corpus, rng, titles)]
     qs.queries["typeahead"] = [q for t in qs.typeahead_titles for q in keystrokes(t, rng)]
+
+    # Drawn last, so that adding this kind left the earlier kinds' queries as they were.
+    stems = [w for w in pool if len(w) >= 6] or pool
+    qs.queries["prefix"] = [_prefix(rng, rng.choice(stems)) + "*" for _ in range(per_kind)]
+    qs.queries = {k: qs.queries[k] for k in KINDS}
     return qs
+
+
+def _prefix(rng: random.Random, word: str) -> str:
+    """The first 5-7 letters of the word, always short of the whole word when it can be."""
+    top = max(1, min(7, len(word) - 1))
+    return word[: rng.randint(min(5, top), top)]
 
 
 def _plain(token: str) -> bool:
@@ -143,6 +156,8 @@ def fts5(kind: str, q: str) -> str | None:
     if kind == "field":
         name, _, value = q.partition(":")
         return f"{name} : {_quote(value)}"
+    if kind == "prefix":
+        return _quote(q.rstrip("*")) + "*"
     if kind == "typeahead":
         tokens = _TOKEN.findall(q)
         if not tokens:
@@ -164,4 +179,4 @@ def grep(kind: str, q: str) -> list[str] | None:
         return [q.partition(":")[2]]
     if kind == "typeahead":
         return [q.strip()] if q.strip() else None
-    return None
+    return None  # fuzzy, prefix: a substring is not a word match

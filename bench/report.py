@@ -28,12 +28,14 @@ class Summary:
     median: float
     p95: float
     max: float
+    min: float = math.nan  # for budgets on the worst of a higher-is-better figure (recall)
 
     @classmethod
     def of(cls, values: list[float]) -> Summary:
         if not values:
             return cls(0, math.nan, math.nan, math.nan)
-        return cls(len(values), statistics.median(values), percentile(values, 95), max(values))
+        return cls(len(values), statistics.median(values), percentile(values, 95), max(values),
+                   min(values))
 
     def get(self, stat: str) -> float:
         return float(getattr(self, stat))
@@ -43,12 +45,12 @@ class Summary:
             return None if math.isnan(x) else round(x, 4)
 
         return {"n": self.n, "median": clean(self.median), "p95": clean(self.p95),
-                "max": clean(self.max)}
+                "max": clean(self.max), "min": clean(self.min)}
 
 
 @dataclass(slots=True)
 class Budget:
-    stat: str  # "median", "p95" or "max"
+    stat: str  # "median", "p95", "max" or "min"
     limit: float
     higher_is_better: bool = False
 
@@ -134,6 +136,8 @@ def _num(x: float, unit: str) -> str:
         return f"{x:.2f} ms" if x < 10 else f"{x:.1f} ms" if x < 1000 else f"{x:,.0f} ms"
     if unit == "count":
         return f"{x:,.0f}"
+    if unit == "%":
+        return f"{x:.4g}%"
     return f"{x:.3g} {unit}"
 
 

@@ -37,6 +37,8 @@ class Settings:
     update_reps: int
     tui_runs: int
     grep_per_kind: int
+    recall_per_kind: int  # Enter queries of each kind checked against Whoosh's own answer
+    recall_keystrokes: int  # type-ahead keystrokes checked against Whoosh's count
     fts5: bool
     tui: bool
     profile: bool | None  # None: only when type-ahead is over budget (full runs)
@@ -73,7 +75,9 @@ def settings(args: argparse.Namespace) -> Settings:
         parse_reps=2 if q else 3, load_reps=3 if q else 5,
         build_reps=args.build_reps or (2 if q else 1), reopen_reps=5 if q else 10,
         update_reps=2 if q else 3, tui_runs=1 if q else 3,
-        grep_per_kind=0 if (q or args.skip_grep) else 30, fts5=not args.skip_fts5,
+        grep_per_kind=0 if (q or args.skip_grep) else 30,
+        recall_per_kind=10 if q else 40, recall_keystrokes=40 if q else 150,
+        fts5=not args.skip_fts5,
         tui=not args.skip_tui, profile=args.profile if args.profile is not None else
         (None if not q else False), seed=args.seed,
     )
@@ -123,6 +127,14 @@ def main(argv: list[str] | None = None) -> int:
               "median / p95 / max ms:")
         print("  " + "   ".join(f"{k}: {v['median']:.1f} / {v['p95']:.1f} / {v['max']:.1f} "
                                 f"(n={v['n']})" for k, v in by_len.items()))
+    examples = details.get("readme_examples") if isinstance(details, dict) else None
+    if isinstance(examples, dict) and examples:
+        print(f"\nREADME search examples, Enter's count at {meta['papers']:,} papers:")
+        width = max(len(q) for q in examples)
+        notices = details.get("readme_notices") if isinstance(details, dict) else None
+        for q, total in examples.items():
+            why = notices.get(q) if isinstance(notices, dict) else None
+            print(f"  {q.ljust(width)}  {total:>8,}" + (f"  ({why})" if why else ""))
     profile = meta.get("profile")
     if isinstance(profile, dict):
         print(f"\ntype-ahead profile ({profile['queries']} queries), top by own time:")

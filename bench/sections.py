@@ -5,6 +5,7 @@ The update comes last because it appends to the working copy of the corpus.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,7 @@ from tui_reader.core.corpus import Corpus, load_corpus
 from tui_reader.core.index import SearchIndex
 from tui_reader.core.search import Searcher
 
-from . import measures, profiling, queries, tui
+from . import measures, profiling, queries, recall, tui
 from .engines import Fts5, Grep
 from .report import Budget, Row, Summary
 
@@ -24,10 +25,17 @@ if TYPE_CHECKING:
 RSS_MB = 600.0
 PAPERS_87K = 87_428
 BUILD_RATE = PAPERS_87K / 60.0
-SEARCH_BUDGET = {"term": 50.0, "and": 50.0, "phrase": 50.0, "field": 50.0, "fuzzy": 100.0}
-LABELS = {"term": "search: single term", "and": "search: two-term AND", "phrase": "search: phrase",
-          "field": "search: field (title:x)", "fuzzy": "search: fuzzy (word~)",
-          "typeahead": "search: type-ahead"}
+SEARCH_BUDGET = {"term": 50.0, "and": 50.0, "phrase": 50.0, "field": 50.0, "fuzzy": 100.0,
+                 "prefix": 100.0}
+KIND_NAMES = {"term": "single term", "and": "two-term AND", "phrase": "phrase",
+              "field": "field (title:x)", "fuzzy": "fuzzy (word~)", "prefix": "prefix (word*)",
+              "typeahead": "type-ahead"}
+LABELS = {k: f"search: {v}" for k, v in KIND_NAMES.items()}
+# Whoosh's reference scores every match: time caps keep a full 87k run's added time under two
+# minutes whatever the core does (6 x 15 s + 30 s; about 11 s in all at 87k when nothing is slow).
+RECALL_CAP_S = 15.0  # per Enter kind
+TYPEAHEAD_CAP_S = 30.0
+README = measures.REPO / "README.md"
 
 
 @dataclass
@@ -63,6 +71,8 @@ def everything(ctx: Context) -> list[Row]:
     ctx.query_counts = qs.count()
     search = search_rows(ctx, corpus, searcher, qs, corpus_file)
     rows += search
+    rows += recall_rows(ctx, searcher, qs)
+    readme_examples(ctx, searcher)
     rows += tui_rows(ctx, corpus_file, corpus)
     typeahead = next(r for r in search if r.key == "search.typeahead")
     if s.profile or (s.profile is None and typeahead.status == "OVER"):
@@ -71,7 +81,7 @@ def everything(ctx: Context) -> list[Row]:
     index.close()
     corpus.close()
     rows += update_rows(ctx, corpus_file)
-    order = ["corpus.", "index.", "update.", "search.", "highlight.", "tui."]
+    order = ["corpus.", "index.", "update.", "search.", "recall.", "highlight.", "tui."]
     return sorted(rows, key=lambda r: next(i for i, p in enumerate(order) if r.key.startswith(p)))
 
 
@@ -163,11 +173,14 @@ def search_rows(ctx: Context, corpus: Corpus, searcher: Searcher, qs: queries.Qu
         run = ours[kind]
         budgets = ([Budget("p95", 35.0), Budget("max", 100.0)] if kind == "typeahead"
                    else [Budget("p95", SEARCH_BUDGET[kind])])
-        note = (f"this row to fuzzy: limit {measures.SEARCH_LIMIT}, estimated count, as the "
+        note = (f"this row to prefix: limit {measures.SEARCH_LIMIT}, exact count, as the "
                 "reader searches on Enter" if kind == "term" else "")
         if kind == "typeahead":
+            shown = sum(run.partial)
             note = (f"{len(qs.typeahead_titles)} titles, every keystroke, "
-                    f"limit {measures.TYPEAHEAD_LIMIT}, typeahead=True")
+                    f"limit {measures.TYPEAHEAD_LIMIT}, typeahead=True; "
+                    f"{shown} of {len(run.partial)} keystrokes "
+                    f"({_pct(shown, len(run.partial))}) showed \"best so far\" (partial)")
         if run.notices:
             note += f"; {run.notices} fell back to plain words"
         note = note.lstrip("; ")
@@ -189,6 +202,91 @@ def search_rows(ctx: Context, corpus: Corpus, searcher: Searcher, qs: queries.Qu
             note="the sum of the 20 snippet() calls of one result page"),
     ]
     return rows
+
+
+def recall_rows(ctx: Context, searcher: Searcher, qs: queries.QuerySet) -> list[Row]:
+    """Enter's first page and count, and type-ahead's count, against Whoosh's own searcher."""
+    s = ctx.s
+    rows: list[Row] = []
+    found: dict[str, object] = {}
+    for kind in queries.ENTER_KINDS:
+        texts = qs.queries[kind][: s.recall_per_kind]
+        _log(f"recall vs Whoosh: {kind} x{len(texts)}")
+        check = recall.enter(searcher, texts, RECALL_CAP_S)
+        found[kind] = check.to_json()
+        ran = len(check.recall)
+        parts = [f"{len(check.counts)} of {ran} counts differed from Whoosh's"]
+        if check.counts:
+            q, ours, ref = check.counts[0]
+            parts[0] += f" (e.g. {q!r}: {ours:,} vs {ref:,})"
+        if check.low:
+            q, worst = min(check.low, key=lambda qr: qr[1])
+            parts.append(f"{len(check.low)} under 100%, worst {worst:.0f}% for {q!r}")
+        if check.inexact:
+            parts.append(f"{len(check.inexact)} counts not exact")
+        if ran < check.planned:
+            parts.append(f"{ran} of {check.planned} queries (time cap {RECALL_CAP_S:.0f} s)")
+        if kind == queries.ENTER_KINDS[0]:
+            parts.append(f"top {measures.SEARCH_LIMIT} ids of Enter vs Whoosh's "
+                         "search(parse(text), limit=None)")
+        rows.append(Row(f"recall.{kind}", f"recall vs Whoosh: {KIND_NAMES[kind]}", "%",
+                        check.recall, [Budget("min", 100.0, higher_is_better=True)],
+                        note="; ".join(parts)))
+    texts = qs.queries["typeahead"][: s.recall_keystrokes]
+    _log(f"type-ahead vs Whoosh's count x{len(texts)}")
+    ta = recall.typeahead(searcher, texts, TYPEAHEAD_CAP_S)
+    found["typeahead"] = ta.to_json()
+    checked = len(ta.covered)
+    ok = sum(1 for v in ta.covered if v)
+    parts = [f"{ok} of {checked} keystrokes ({_pct(ok, checked)}) partial or count >= Whoosh's",
+             f"{ta.partial} ({_pct(ta.partial, checked)}) partial"]
+    if ta.short:
+        q, ours, ref = ta.short[0]
+        parts.append(f"short e.g. {q!r}: {ours:,} vs {ref:,}")
+    skipped = [f"{ta.incomplete} too short to search"] if ta.incomplete else []
+    skipped += [f"{ta.problems} with syntax Enter refuses"] if ta.problems else []
+    if skipped:
+        parts.append("not checked: " + ", ".join(skipped))
+    done = checked + ta.incomplete + ta.problems
+    if done < ta.planned:
+        parts.append(f"{done} of {ta.planned} keystrokes (time cap {TYPEAHEAD_CAP_S:.0f} s)")
+    rows.append(Row("recall.typeahead", "type-ahead count vs Whoosh", "%", ta.covered,
+                    [Budget("min", 100.0, higher_is_better=True)], note="; ".join(parts)))
+    ctx.details["recall"] = found
+    return rows
+
+
+def readme_examples(ctx: Context, searcher: Searcher) -> None:
+    """Enter's count for each example of the README's search-syntax table."""
+    examples = readme_queries(README.read_text(encoding="utf-8") if README.exists() else "")
+    counts: dict[str, int] = {}
+    notices: dict[str, str] = {}
+    for text in examples:
+        result = searcher.search(text, limit=measures.SEARCH_LIMIT)
+        counts[text] = result.total
+        if result.notice:
+            notices[text] = result.notice
+    ctx.details["readme_examples"] = counts
+    if notices:
+        ctx.details["readme_notices"] = notices
+
+
+def readme_queries(readme: str) -> list[str]:
+    """The backticked examples in the first column of the "### Search syntax" table."""
+    m = re.search(r"^### Search syntax\s*$(.*?)(?=^#)", readme + "\n#", re.M | re.S)
+    if m is None:
+        return []
+    out: list[str] = []
+    for line in m.group(1).splitlines():
+        cells = line.strip().strip("|").split("|")
+        if not line.lstrip().startswith("|") or len(cells) < 2:
+            continue
+        out += [q for q in re.findall(r"`([^`]+)`", cells[0]) if q not in out]
+    return out
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "-"
 
 
 def _by_partial(texts: list[str], ms: list[float]) -> dict[str, dict[str, float | int | None]]:
