@@ -113,11 +113,11 @@ class Searcher:
                 trouble = str(exc) or type(exc).__name__
             if q is not None and _has_null(q) and ":" in text:
                 trouble = "a field value it could not read"
-        if trouble is not None:
+        notice = None
+        if trouble is not None or q is None:
             q = self._words_query(text)
-            return q.accept(fuzzy_prefix), f"couldn't parse the query ({trouble}); searched its plain words"
-        assert q is not None
-        return q.accept(fuzzy_prefix), None
+            notice = f"couldn't parse the query ({trouble}); searched its plain words"
+        return q.accept(fuzzy_prefix), notice
 
     def search(self, text: str, limit: int = PAGE, typeahead: bool = False,
                budget: float | None = None) -> SearchResult:
