@@ -11,9 +11,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from tui_reader.core.corpus import Corpus
-
-from . import queries
+from bench import queries
+from tui_reader.corpus.corpus import Corpus
 
 FTS_LIMIT = 20
 

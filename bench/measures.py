@@ -14,11 +14,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui_reader.core.corpus import Corpus, load_corpus
-from tui_reader.core.index import SearchIndex
-from tui_reader.core.search import PAGE, Searcher, snippet
-
-from . import corpusgen, procfs
+from bench import corpusgen, procfs
+from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.search.index import SearchIndex
+from tui_reader.search.searcher import PAGE, Searcher, snippet
 
 REPO = Path(__file__).resolve().parent.parent
 HIGHLIGHT_HITS = 20

@@ -6,9 +6,8 @@ import cProfile
 import io
 import pstats
 
-from tui_reader.core.search import Searcher
-
-from .measures import search_latency
+from bench.measures import search_latency
+from tui_reader.search.searcher import Searcher
 
 
 def typeahead(searcher: Searcher, texts: list[str], top: int = 25) -> dict[str, object]:

@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from tui_reader.core.corpus import Corpus
+from tui_reader.corpus.corpus import Corpus
 
 SEED = 1729
 KINDS = ("term", "and", "phrase", "field", "fuzzy", "prefix", "typeahead")

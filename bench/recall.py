@@ -14,10 +14,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from tui_reader.core import querytext
-from tui_reader.core.search import PAGE, Searcher
-
-from .measures import TYPEAHEAD_LIMIT
+from bench.measures import TYPEAHEAD_LIMIT
+from tui_reader.search import querytext
+from tui_reader.search.searcher import PAGE, Searcher
 
 
 @dataclass(slots=True)

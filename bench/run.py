@@ -16,9 +16,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import corpusgen, queries
-from .measures import REPO, cache_env, use_cache
-from .report import Row, table
+from bench import corpusgen, queries
+from bench.measures import REPO, cache_env, use_cache
+from bench.report import Row, table
 
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpora" / "paperlists-87k.jsonl.gz"
 GENERATED_SIZE = 87_428
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(given: Path | None, s: Settings, workdir: Path) -> tuple[list[Row], dict[str, object]]:
-    from . import sections  # imports the core; after argparse so --help stays instant
+    from bench import sections  # imports the core; after argparse so --help stays instant
 
     cache = workdir / "cache"
     use_cache(cache)  # this process and every child: never the user's cache

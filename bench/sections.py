@@ -11,16 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui_reader.core.corpus import Corpus, load_corpus
-from tui_reader.core.index import SearchIndex
-from tui_reader.core.search import Searcher
-
-from . import measures, profiling, queries, recall, tui
-from .engines import Fts5, Grep
-from .report import Budget, Row, Summary
+from bench import measures, profiling, queries, recall, tui
+from bench.engines import Fts5, Grep
+from bench.report import Budget, Row, Summary
+from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.search.index import SearchIndex
+from tui_reader.search.searcher import Searcher
 
 if TYPE_CHECKING:
-    from .run import Settings
+    from bench.run import Settings
 
 RSS_MB = 600.0
 PAPERS_87K = 87_428

@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import procfs
+from bench import procfs
 
 POLL_S = 0.020
 # A few moves down the list, then a search typed and submitted ("/" focuses the search box):

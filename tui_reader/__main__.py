@@ -1,5 +1,5 @@
 import sys
 
-from .cli import main
+from tui_reader.cli import main
 
 sys.exit(main())

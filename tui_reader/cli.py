@@ -14,15 +14,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import __version__
-from .core import paths
-from .core.bookmarks import BookmarkStore, ReadOnlyStore, export
-from .core.corpus import Corpus, load_corpus
-from .core.errors import IndexBusy, IndexDamaged
-from .core.loaders import CorpusError
+from tui_reader import __version__, paths
+from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.loaders import CorpusError
+from tui_reader.errors import IndexBusy, IndexDamaged
+from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore, export
 
 if TYPE_CHECKING:
-    from .core.index import SearchIndex
+    from tui_reader.search.index import SearchIndex
 
 SUBCOMMANDS = ("list", "search", "index", "bookmarks")
 
@@ -110,7 +109,7 @@ def _progress_printer(label: str):  # type: ignore[no-untyped-def]
 
 
 def open_index(corpus: Corpus, rebuild: bool = False, quiet: bool = False) -> SearchIndex:
-    from .core.index import SearchIndex
+    from tui_reader.search.index import SearchIndex
 
     index = SearchIndex(corpus)
     state = "missing" if rebuild else index.status()
@@ -149,7 +148,7 @@ def cmd_list(args: argparse.Namespace, corpus: Corpus) -> int:
 
 
 def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
-    from .core.search import Searcher, snippet
+    from tui_reader.search.searcher import Searcher, snippet
 
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
@@ -186,7 +185,7 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
 
 
 def cmd_index(args: argparse.Namespace, corpus: Corpus) -> int:
-    from .core.index import SearchIndex
+    from tui_reader.search.index import SearchIndex
 
     index = SearchIndex(corpus)
     state = "missing" if args.rebuild else index.status()
@@ -247,7 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for raw in args.paths:  # fail before the screen opens, with a plain message
             if not Path(raw).expanduser().exists():
                 raise CorpusError(f"no such file or folder: {raw}")
-        from .app.app import ReaderApp
+        from tui_reader.app.app import ReaderApp
 
         app = ReaderApp(args.paths, bookmarks_path=args.bookmarks)
         app.run()

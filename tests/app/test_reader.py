@@ -16,7 +16,7 @@ from tui_reader.app.screens.help import HelpScreen
 from tui_reader.app.screens.main import MainScreen
 from tui_reader.app.screens.note import NoteScreen
 from tui_reader.app.widgets.paper_list import PaperList
-from tui_reader.core import completion, fastscore, terms
+from tui_reader.search import completion, fastscore, terms
 
 MakeApp = Callable[..., ReaderApp]
 

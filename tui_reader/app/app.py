@@ -1,4 +1,4 @@
-"""ReaderApp: wiring only. State and behaviour live in MainScreen; data in tui_reader.core."""
+"""ReaderApp: wiring only. State and behaviour live in MainScreen; data in corpus/search/library."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
-from ..core import paths as core_paths
-from .commands import COMMANDS
-from .providers import PaperProvider
-from .screens.main import MainScreen
+from tui_reader import paths as app_paths
+from tui_reader.app.commands import COMMANDS
+from tui_reader.app.providers import PaperProvider
+from tui_reader.app.screens.main import MainScreen
 
 
 class ReaderApp(App[None]):
@@ -22,7 +22,7 @@ class ReaderApp(App[None]):
     def __init__(self, paths: Sequence[str] = (), bookmarks_path: Path | None = None) -> None:
         super().__init__()
         self.paths = list(paths)
-        self.bookmarks_path = bookmarks_path or core_paths.bookmarks_file()
+        self.bookmarks_path = bookmarks_path or app_paths.bookmarks_file()
 
     def on_mount(self) -> None:
         self.push_screen(MainScreen(self.paths, self.bookmarks_path))

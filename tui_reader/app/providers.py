@@ -12,7 +12,7 @@ MAX_HITS = 40
 
 class PaperProvider(Provider):
     def _screen(self):  # type: ignore[no-untyped-def]
-        from .screens.main import MainScreen
+        from tui_reader.app.screens.main import MainScreen
 
         for screen in reversed(self.app.screen_stack):
             if isinstance(screen, MainScreen):

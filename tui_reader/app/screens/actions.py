@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
-from ...core.bookmarks import ReadOnlyStore
-from ...core.clipboard import as_markdown_quote, copy_text
-from .note import NoteScreen
+from tui_reader.app.screens.note import NoteScreen
+from tui_reader.library.bookmarks import ReadOnlyStore
+from tui_reader.library.clipboard import as_markdown_quote, copy_text
 
 if TYPE_CHECKING:
-    from ...core.bookmarks import BookmarkStore
-    from ...core.corpus import Corpus
-    from ..widgets.paper_list import PaperList
+    from tui_reader.app.widgets.paper_list import PaperList
+    from tui_reader.corpus.corpus import Corpus
+    from tui_reader.library.bookmarks import BookmarkStore
 
 
 class PaperActions:

@@ -10,7 +10,7 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..commands import COMMANDS
+from tui_reader.app.commands import COMMANDS
 
 
 def binding_rows(node: DOMNode) -> list[tuple[str, str]]:
@@ -43,9 +43,9 @@ class HelpScreen(ModalScreen[None]):
         yield VerticalScroll(Static(self._content(), markup=False), id="help-body")
 
     def _content(self) -> Content:
-        from ..widgets.paper_detail import PaperDetail
-        from ..widgets.paper_list import PaperList
-        from ..widgets.search_bar import SearchBar
+        from tui_reader.app.widgets.paper_detail import PaperDetail
+        from tui_reader.app.widgets.paper_list import PaperList
+        from tui_reader.app.widgets.search_bar import SearchBar
 
         below = [s for s in self.app.screen_stack if s is not self]
         main = below[-1] if below else self.app.screen

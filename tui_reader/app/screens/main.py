@@ -20,26 +20,26 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
-from ...core.bookmarks import BookmarkStore
-from ...core.corpus import Corpus, load_corpus
-from ...core.errors import IndexDamaged
-from ..commands import screen_bindings
-from ..widgets.paper_detail import PaperDetail, paper_content
-from ..widgets.paper_list import PaperList
-from ..widgets.search_bar import SearchBar
-from .actions import PaperActions
-from .help import HelpScreen
+from tui_reader.app.commands import screen_bindings
+from tui_reader.app.screens.actions import PaperActions
+from tui_reader.app.screens.help import HelpScreen
+from tui_reader.app.widgets.paper_detail import PaperDetail, paper_content
+from tui_reader.app.widgets.paper_list import PaperList
+from tui_reader.app.widgets.search_bar import SearchBar
+from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.errors import IndexDamaged
+from tui_reader.library.bookmarks import BookmarkStore
 
 if TYPE_CHECKING:  # Whoosh loads in the worker that opens the index, after the first paint
-    from ...core.index import SearchIndex
-    from ...core.search import Searcher, SearchResult
+    from tui_reader.search.index import SearchIndex
+    from tui_reader.search.searcher import Searcher, SearchResult
 
 
 class IndexCancelled(Exception):
     pass
 
 
-TYPEAHEAD_LIMIT = SEARCH_LIMIT = 100  # core.search.PAGE; more pages come as the cursor nears the end
+TYPEAHEAD_LIMIT = SEARCH_LIMIT = 100  # search.searcher.PAGE; more pages come as the cursor nears the end
 MAX_RESULTS = 20_000
 
 
@@ -112,8 +112,8 @@ class MainScreen(PaperActions, Screen[None]):
     @work(thread=True, exclusive=True, group="index")
     def prepare_index(self, corpus: Corpus, rebuild: bool = False) -> None:
         """Open, update or build the index; the list is browsable all the while."""
-        from ...core.index import SearchIndex
-        from ...core.search import Searcher
+        from tui_reader.search.index import SearchIndex
+        from tui_reader.search.searcher import Searcher
         index = SearchIndex(corpus)
         status = "missing" if rebuild else index.status()
         last = [-1]
@@ -283,7 +283,7 @@ class MainScreen(PaperActions, Screen[None]):
         return self.papers.scrollable_content_region.height // 2 + 1
 
     def _snippets(self, rows: list[int], result: SearchResult) -> dict[int, tuple[str, list]]:
-        from ...core.highlight import snippet
+        from tui_reader.search.highlight import snippet
 
         assert self.corpus is not None
         return {r: snippet(self.corpus.abstract(r), result.terms) for r in rows}
@@ -444,6 +444,6 @@ def _spans(text: str, terms: frozenset[str]) -> list[tuple[int, int]]:
     """Matched words to mark; imports the analyzer (and Whoosh) only once there is a query."""
     if not terms:
         return []
-    from ...core.highlight import match_spans
+    from tui_reader.search.highlight import match_spans
 
     return match_spans(text, terms)

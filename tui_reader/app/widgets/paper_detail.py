@@ -6,9 +6,9 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from ...core.bookmarks import Bookmark
-from ...core.paper import Paper
-from ...core.venues import venue_label
+from tui_reader.corpus.paper import Paper
+from tui_reader.corpus.venues import venue_label
+from tui_reader.library.bookmarks import Bookmark
 
 Spans = list[tuple[int, int]]
 

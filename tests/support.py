@@ -1,0 +1,73 @@
+"""Helpers shared by the tests (plain functions; fixtures live in conftest.py)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tui_reader import paths
+
+SEEDS = paths.seeds_dir()
+SEED_FILES = sorted(SEEDS.glob("*.txt"))
+HEADER = "ICML 2026 Papers"  # each seed file's first line: the venue, read as ("ICML", 2026)
+
+# Ids of seed papers that tests refer to by content (ids are a hash of the normalised abstract).
+GNN_TITLE_START = "Graph neural networks are not continuous"
+
+
+def seed_paragraphs(path: Path) -> list[str]:
+    """The raw abstracts of a seed file, read independently of the loader under test."""
+    text = path.read_text("utf-8")
+    _header, _, body = text.partition("\n")
+    return [p.strip() for p in re.split(r"\n[ \t]*\n", body) if p.strip()]
+
+
+def all_seed_paragraphs() -> list[tuple[str, int, str]]:
+    return [(f.name, n, p) for f in SEED_FILES for n, p in enumerate(seed_paragraphs(f))]
+
+
+def ascii_alnum(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "", text)
+
+
+def source_alnum(text: str) -> str:
+    """The letters and digits a reader must still see: LaTeX command names and '*' deleted."""
+    text = re.sub(r"\\[A-Za-z]+", "", text)
+    return ascii_alnum(text.replace("*", ""))
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[A-Za-z0-9]+", text)
+
+
+def _cli_env() -> dict[str, str]:
+    env = dict(os.environ)  # already isolated by the autouse fixture
+    env["PYTHONIOENCODING"] = "utf-8"
+    return env
+
+
+def run_cli(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m tui_reader ARGS`` with the (already isolated) environment of the test."""
+    return subprocess.run(
+        [sys.executable, "-m", "tui_reader", *args],
+        cwd=cwd, env=_cli_env(), capture_output=True, text=True, timeout=timeout, check=False,
+    )
+
+
+def run_cli_many(*calls: tuple[str, ...], cwd: Path,
+                 timeout: float = 60) -> list[subprocess.CompletedProcess[str]]:
+    """Several independent CLI runs at once (they only read), results in the order given."""
+    env = _cli_env()
+    procs = [
+        (args, subprocess.Popen([sys.executable, "-m", "tui_reader", *args], cwd=cwd, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        for args in calls
+    ]
+    results = []
+    for args, proc in procs:
+        out, err = proc.communicate(timeout=timeout)
+        results.append(subprocess.CompletedProcess(list(args), proc.returncode, out, err))
+    return results

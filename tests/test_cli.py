@@ -1,0 +1,245 @@
+"""The command line, run as a real subprocess with the isolated environment."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from support import SEED_FILES, run_cli, run_cli_many
+
+from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.search.index import SearchIndex
+
+
+@pytest.fixture
+def cwd(tmp_path: Path) -> Path:
+    folder = tmp_path / "cwd"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture(scope="module")
+def warm_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An XDG cache holding the seeds' parse cache and index, built in-process once."""
+    folder = tmp_path_factory.mktemp("warm-xdg-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("TUI_READER_CACHE_DIR", raising=False)
+        mp.setenv("XDG_CACHE_HOME", str(folder))
+        index = SearchIndex(load_corpus())
+        assert index.ensure().action == "built"
+        index.close()
+    return folder
+
+
+@pytest.fixture
+def warm(warm_cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Read-only CLI tests share the warm cache (still a temp folder, never the user's)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(warm_cache_dir))
+    return warm_cache_dir
+
+
+def ok(result: subprocess.CompletedProcess[str]) -> None:
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.usefixtures("warm")
+def test_list(cwd: Path, seed_corpus: Corpus) -> None:
+    result = run_cli("list", cwd=cwd)
+    ok(result)
+    lines = result.stdout.splitlines()
+    assert len(lines) == 30
+    assert [line.split("  ", 1)[0] for line in lines] == seed_corpus.ids
+    assert [line.split("  ", 1)[1] for line in lines] == seed_corpus.titles
+    assert result.stderr == ""
+
+
+@pytest.mark.usefixtures("warm")
+def test_list_json(cwd: Path, seed_corpus: Corpus) -> None:
+    result = run_cli("list", "--json", cwd=cwd)
+    ok(result)
+    papers = json.loads(result.stdout)
+    assert isinstance(papers, list) and len(papers) == 30
+    for paper, pid in zip(papers, seed_corpus.ids, strict=True):
+        assert {"id", "title", "abstract", "authors", "sources"} <= set(paper)
+        assert paper["id"] == pid and paper["abstract"] and paper["sources"]
+    assert sum(len(p["sources"]) == 2 for p in papers) == 8
+
+
+def test_list_of_given_files_and_warnings(cwd: Path, tmp_path: Path) -> None:
+    data = tmp_path / "papers.jsonl"
+    data.write_text(json.dumps({"title": "One", "abstract": "Only paper."}) + "\n", "utf-8")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("", "utf-8")
+    result = run_cli("list", str(data), str(empty), cwd=cwd)
+    ok(result)
+    assert re.fullmatch(r"[0-9a-f]{12}  One\n", result.stdout)
+    assert "warning" in result.stderr and str(empty) in result.stderr
+
+
+@pytest.mark.usefixtures("warm")
+def test_search_json(cwd: Path) -> None:
+    result = run_cli("search", "graph neural networks", "--json", cwd=cwd)
+    ok(result)
+    data = json.loads(result.stdout)
+    assert {"query", "total", "took_ms", "suggestion", "hits"} <= set(data)
+    assert data["query"] == "graph neural networks" and data["total"] == 1
+    assert data["suggestion"] is None and isinstance(data["took_ms"], int | float)
+    (hit,) = data["hits"]
+    assert {"id", "title", "score", "snippet", "abstract"} <= set(hit)
+    assert hit["title"].startswith("Graph neural networks")
+    assert hit["score"] > 0 and "graph" in hit["snippet"].lower()
+    for part in hit["snippet"].split(" \u2026 "):
+        assert part.strip("\u2026 ") in hit["abstract"]
+
+
+@pytest.mark.usefixtures("warm")
+def test_search_text_output_limit_and_suggestion(cwd: Path) -> None:
+    limited, suggested, suggested_json = run_cli_many(
+        ("search", "models", "--limit", "2"), ("search", "lerning"),
+        ("search", "lerning", "--json"), cwd=cwd,
+    )
+    for result in (limited, suggested, suggested_json):
+        ok(result)
+    assert re.match(r"\d+ results for 'models'", limited.stdout)
+    assert len(re.findall(r"^\s+\d+\. ", limited.stdout, re.M)) == 2
+    assert "Did you mean: learning" in suggested.stdout
+    data = json.loads(suggested_json.stdout)
+    assert data["total"] == 0 and data["hits"] == [] and data["suggestion"] == "learning"
+
+
+@pytest.mark.usefixtures("warm")
+def test_bad_queries_are_a_message_not_a_crash(cwd: Path) -> None:
+    queries = ['"unclosed', "graph)", "foo:bar", "AND graph", "year:abc"]
+    results = run_cli_many(*(("search", q, "--json") for q in queries), cwd=cwd)
+    for query, result in zip(queries, results, strict=True):
+        ok(result)
+        assert "couldn't parse the query" in result.stderr, query
+        data = json.loads(result.stdout)
+        assert data["query"] == query
+        if query in ("graph)", "AND graph"):
+            assert data["total"] == 3
+
+
+def test_missing_path_exits_2_with_one_line(cwd: Path, tmp_path: Path) -> None:
+    missing = str(tmp_path / "no-such-folder")
+    calls = [("list", missing), ("list", "--json", missing), ("search", "graph", missing),
+             ("index", missing), ("bookmarks", "list", missing), (missing,)]
+    for args, result in zip(calls, run_cli_many(*calls, cwd=cwd), strict=True):
+        assert result.returncode == 2, args
+        assert result.stdout == ""
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and missing in lines[0], (args, result.stderr)
+        assert "Traceback" not in result.stderr
+
+
+def test_limit_must_be_positive(cwd: Path) -> None:
+    for result in run_cli_many(("search", "graph", "--limit", "0"),
+                               ("search", "graph", "--limit", "-3"), cwd=cwd):
+        assert result.returncode == 2 and "--limit" in result.stderr
+        assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_index_then_index_again(cwd: Path, isolated_env: Path) -> None:
+    first = run_cli("index", cwd=cwd)
+    ok(first)
+    assert "built the index of 30 papers" in first.stdout
+    assert str(isolated_env) in first.stdout  # the index went to the isolated cache
+    second = run_cli("index", cwd=cwd)
+    ok(second)
+    assert "up to date" in second.stdout
+
+
+def test_index_after_a_file_grows(cwd: Path, seed_copy: Path) -> None:
+    ok(run_cli("index", str(seed_copy), cwd=cwd))
+    path = seed_copy / SEED_FILES[0].name
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write("\n\nA brand new quokka abstract for the update test.\n")
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10_000_000_000))
+    result = run_cli("index", str(seed_copy), cwd=cwd)
+    ok(result)
+    assert "1 added, 0 changed, 0 removed" in result.stdout
+
+
+@pytest.mark.usefixtures("warm")
+def test_bookmarks_round_trip(cwd: Path, isolated_env: Path, seed_corpus: Corpus) -> None:
+    pid, title = seed_corpus.ids[2], seed_corpus.titles[2]
+    added = run_cli("bookmarks", "add", pid[:6], "--note", "check the MoE part", cwd=cwd)
+    ok(added)
+    assert pid in added.stdout and title in added.stdout
+    store = isolated_env / "data" / "tui-reader" / "bookmarks.json"
+    data = json.loads(store.read_text("utf-8"))
+    assert data["version"] == 1
+    assert [(b["id"], b["title"], b["note"]) for b in data["bookmarks"]] == [
+        (pid, title, "check the MoE part"),
+    ]
+
+    listed, markdown, bibtex, as_json = run_cli_many(
+        ("bookmarks", "list"),
+        ("bookmarks", "export", "--format", "markdown"),
+        ("bookmarks", "export", "--format", "bibtex"),
+        ("bookmarks", "export", "--format", "json"),
+        cwd=cwd,
+    )
+    for result in (listed, markdown, bibtex, as_json):
+        ok(result)
+    assert pid in listed.stdout and title in listed.stdout and "check the MoE part" in listed.stdout
+    assert f"## {title}" in markdown.stdout and "check the MoE part" in markdown.stdout
+    assert f"@misc{{tr_{pid}," in bibtex.stdout and f"title = {{{title}}}" in bibtex.stdout
+    assert "note = {check the MoE part}" in bibtex.stdout
+    assert [(e["id"], e["title"], e["note"]) for e in json.loads(as_json.stdout)] == [
+        (pid, title, "check the MoE part"),
+    ]
+
+    removed = run_cli("bookmarks", "remove", pid, cwd=cwd)
+    ok(removed)
+    assert json.loads(store.read_text("utf-8"))["bookmarks"] == []
+    again = run_cli("bookmarks", "remove", pid, cwd=cwd)
+    assert again.returncode == 1 and "not bookmarked" in again.stderr
+    assert sorted(p.name for p in store.parent.iterdir()) == ["bookmarks.json",
+                                                              "bookmarks.json.lock"]
+
+
+@pytest.mark.usefixtures("warm")
+def test_bookmarks_option_file_and_unknown_ids(cwd: Path, tmp_path: Path,
+                                               seed_corpus: Corpus) -> None:
+    store = tmp_path / "mine.json"
+    store.write_text(json.dumps({"version": 1, "bookmarks": [
+        {"id": "deadbeef0000", "title": "Elsewhere", "added": "2020-01-01", "note": ""},
+    ]}), "utf-8")
+    future = tmp_path / "future.json"
+    raw = b'{"version": 2, "bookmarks": []}'
+    future.write_bytes(raw)
+    bad, listed, newer = run_cli_many(
+        ("bookmarks", "add", "ffffffffffff", "--bookmarks", str(store)),
+        ("bookmarks", "list", "--bookmarks", str(store)),
+        ("bookmarks", "add", seed_corpus.ids[0], "--bookmarks", str(future)),
+        cwd=cwd,
+    )
+    assert bad.returncode == 2 and "ffffffffffff" in bad.stderr
+    assert "Traceback" not in bad.stderr
+    ok(listed)
+    assert "deadbeef0000" in listed.stdout and "not in this corpus" in listed.stdout
+    # a bookmarks file from a newer version: exit 1, one message, the file untouched
+    assert newer.returncode == 1 and "Traceback" not in newer.stderr
+    assert "newer" in newer.stderr and future.read_bytes() == raw
+    # a bookmark of a paper outside the corpus can still be removed by its id
+    ok(run_cli("bookmarks", "remove", "deadbeef0000", "--bookmarks", str(store), cwd=cwd))
+    assert json.loads(store.read_text("utf-8"))["bookmarks"] == []
+
+
+def test_search_survives_a_damaged_index(cwd: Path, isolated_env: Path) -> None:
+    index = SearchIndex(load_corpus())  # built in-process in this test's own cache
+    index.ensure()
+    index.close()
+    (toc,) = index.dir.glob("*.toc")
+    assert toc.is_relative_to(isolated_env)
+    toc.write_bytes(b"")
+    result = run_cli("search", "graph", "--json", cwd=cwd)
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 0 and json.loads(result.stdout)["total"] == 3

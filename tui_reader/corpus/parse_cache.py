@@ -1,0 +1,283 @@
+"""Parsed files on disk: titles and ids in a small index, full rows read on demand.
+
+Startup at 87k papers must not unpickle 120 MB of abstracts, so each source file gets a cache of
+JSON rows (one per paper) plus a compact meta file (ids, titles, byte offsets, record keys). The
+list pane needs only titles; an abstract is one ``pread`` away. When a source file changes, records
+whose raw bytes are unchanged reuse their normalised row, so appending 100 papers to an 87k file
+normalises 100 papers, not 87k.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import pickle
+import secrets
+import tempfile
+import threading
+from array import array
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tui_reader import paths
+from tui_reader.atomic import atomic_write_bytes
+from tui_reader.corpus.loaders import (
+    LOADER_VERSION,
+    Record,
+    build,
+    file_signature,
+    is_jsonl,
+    read_text,
+    records,
+    stream_jsonl,
+)
+from tui_reader.corpus.paper import Paper
+
+Row = tuple  # (id, title, abstract, authors, venue, year, url, title_generated)
+
+
+def _encode(paper: Paper) -> bytes:
+    return json.dumps(
+        [paper.id, paper.title, paper.abstract, paper.authors, paper.venue, paper.year, paper.url,
+         paper.title_generated],
+        ensure_ascii=False, separators=(",", ":"),
+    ).encode("utf-8", "surrogatepass")
+
+
+class Rows:
+    """Encoded rows, in memory or in a file read with pread (thread-safe, no shared seek)."""
+
+    def __init__(self, blobs: list[bytes] | None = None, path: Path | None = None,
+                 offsets: array | None = None) -> None:
+        self._blobs = blobs
+        self._path = path
+        self._offsets = offsets
+        self._fd: int | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def path(self) -> Path | None:
+        return self._path
+
+    @property
+    def offsets(self) -> array | None:
+        return self._offsets
+
+    def __len__(self) -> int:
+        return len(self._blobs) if self._blobs is not None else len(self._offsets or ()) - 1
+
+    def raw(self, i: int) -> bytes:
+        if self._blobs is not None:
+            return self._blobs[i]
+        assert self._offsets is not None and self._path is not None
+        if self._fd is None:
+            with self._lock:
+                if self._fd is None:
+                    self._fd = os.open(self._path, os.O_RDONLY)
+        start, end = self._offsets[i], self._offsets[i + 1]
+        return os.pread(self._fd, end - start, start)
+
+    def get(self, i: int) -> Row:
+        return tuple(json.loads(self.raw(i)))
+
+    def close(self) -> None:
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = None
+
+
+@dataclass(slots=True)
+class FileData:
+    path: Path
+    ids: list[str]
+    titles: list[str]
+    generated: bytearray
+    rows: Rows
+    warnings: list[str] = field(default_factory=list)
+    keys: bytes = b""
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def paper(self, i: int) -> Paper:
+        pid, title, abstract, authors, venue, year, url, generated = self.rows.get(i)
+        return Paper(pid, title, abstract, authors, venue, year, url, [self.path.name], generated)
+
+
+def _meta_path(path: Path) -> Path:
+    digest = hashlib.sha1(str(path).encode("utf-8", "surrogateescape")).hexdigest()[:20]
+    return paths.cache_dir() / "parsed" / f"{digest}.meta"
+
+
+def _read_meta(meta_path: Path) -> dict | None:
+    try:
+        with open(meta_path, "rb") as fh:
+            meta = pickle.load(fh)
+        if isinstance(meta, dict) and meta.get("version") == LOADER_VERSION:
+            return meta
+    except Exception:  # missing, truncated or foreign: parse again
+        pass
+    return None
+
+
+def _from_meta(path: Path, meta: dict) -> FileData | None:
+    rows_path = _meta_path(path).with_name(meta["rows"])
+    if not rows_path.exists():
+        return None
+    rows = Rows(path=rows_path, offsets=meta["offsets"])
+    return FileData(path, meta["ids"], meta["titles"], meta["generated"], rows,
+                    list(meta["warnings"]), meta["keys"])
+
+
+def load_file(path: Path, use_cache: bool = True) -> FileData:
+    """One source file, through the cache when its size and mtime are unchanged."""
+    try:
+        signature = file_signature(path)
+    except OSError as exc:
+        return FileData(path, [], [], bytearray(), Rows([]),
+                        [f"{path}: cannot read ({exc.strerror or exc})"])
+    meta_path = _meta_path(path)
+    old = _read_meta(meta_path) if use_cache else None
+    if old and old["path"] == str(path) and old["signature"] == signature:
+        cached = _from_meta(path, old)
+        if cached:
+            return cached
+    previous = _from_meta(path, old) if old else None
+    sink = _RowSink(meta_path.parent if use_cache else None)
+    try:
+        data = _parse(path, previous, sink)
+    except BaseException:
+        sink.discard()
+        raise
+    finally:
+        if previous:
+            previous.rows.close()
+    stored = False
+    if use_cache and data.ids:
+        try:
+            _store(data, meta_path, signature, old)
+            stored = True
+        except OSError:
+            pass
+    if not stored and sink.path is not None:  # keep reading from the temp file, then let it go
+        data.rows = Rows([data.rows.raw(i) for i in range(len(data.rows))])
+        sink.discard()
+    return data
+
+
+class _RowSink:
+    """Encoded rows go straight to a temp file in the cache as they are made (so a first parse of
+    87k papers does not hold them all in memory); in memory if the cache cannot be written."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.blobs: list[bytes] = []
+        self.offsets = array("Q", [0])
+        self.fh = None
+        self.path: Path | None = None
+        if folder is not None:
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                fd, name = tempfile.mkstemp(prefix=".parse-", suffix=".rows", dir=folder)
+                self.fh, self.path = os.fdopen(fd, "wb"), Path(name)
+            except OSError:
+                self.fh = self.path = None
+
+    def add(self, blob: bytes) -> None:
+        if self.fh is None:
+            self.blobs.append(blob)
+            return
+        self.fh.write(blob)
+        self.fh.write(b"\n")
+        self.offsets.append(self.offsets[-1] + len(blob) + 1)
+
+    def finish(self) -> Rows:
+        if self.fh is None:
+            return Rows(self.blobs)
+        self.fh.flush()
+        os.fsync(self.fh.fileno())
+        self.fh.close()
+        return Rows(path=self.path, offsets=self.offsets)
+
+    def discard(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+
+
+def _parse(path: Path, previous: FileData | None, sink: _RowSink) -> FileData:
+    warnings: list[str] = []
+    data = FileData(path, [], [], bytearray(), Rows([]), warnings)
+    if is_jsonl(path):
+        stream: Iterable[Record] = stream_jsonl(path, warnings)
+    else:
+        text = read_text(path, warnings)
+        if text is None:
+            return data
+        if not text.strip():
+            warnings.append(f"{path}: file is empty")
+            return data
+        stream = records(path, text, warnings)
+    reuse: dict[bytes, int] = {}
+    if previous and previous.keys:
+        k = previous.keys
+        reuse = {k[i * 12:(i + 1) * 12]: i for i in range(len(k) // 12)}
+    keys: list[bytes] = []
+    skipped = 0
+    for key, payload in stream:
+        j = reuse.get(key)
+        if j is not None and previous is not None:
+            sink.add(previous.rows.raw(j))
+            data.ids.append(previous.ids[j])
+            data.titles.append(previous.titles[j])
+            data.generated.append(previous.generated[j])
+        else:
+            paper = build(path, payload)
+            if paper is None:
+                skipped += 1
+                continue
+            sink.add(_encode(paper))
+            data.ids.append(paper.id)
+            data.titles.append(paper.title)
+            data.generated.append(paper.title_generated)
+        keys.append(key)
+    if skipped:
+        warnings.append(f"{path}: skipped {skipped} record(s) without an abstract")
+    if not data.ids and not warnings:
+        empty = is_jsonl(path) and not any(data.ids) and not keys and skipped == 0
+        warnings.append(f"{path}: file is empty" if empty else f"{path}: no papers found")
+    data.rows = sink.finish()
+    data.keys = b"".join(keys)
+    return data
+
+
+def _store(data: FileData, meta_path: Path, signature: tuple[int, int], old: dict | None) -> None:
+    """Rows file first under a fresh name, then the meta that points at it: never half-written."""
+    rows_name = f"{meta_path.stem}.{secrets.token_hex(4)}.rows"
+    rows_path = meta_path.with_name(rows_name)
+    if data.rows.path is not None:  # streamed to a temp file already: move it into place
+        os.replace(data.rows.path, rows_path)
+        offsets = data.rows.offsets
+        data.rows = Rows(path=rows_path, offsets=offsets)
+    else:
+        blobs = [data.rows.raw(i) for i in range(len(data.rows))]
+        offsets = array("Q", [0])
+        total = 0
+        for blob in blobs:
+            total += len(blob) + 1
+            offsets.append(total)
+        atomic_write_bytes(rows_path, b"\n".join(blobs) + b"\n")
+    meta = {
+        "version": LOADER_VERSION, "path": str(data.path), "signature": signature,
+        "ids": data.ids, "titles": data.titles, "generated": data.generated,
+        "warnings": data.warnings, "keys": data.keys, "offsets": offsets, "rows": rows_name,
+    }
+    atomic_write_bytes(meta_path, pickle.dumps(meta, protocol=pickle.HIGHEST_PROTOCOL))
+    if old and old.get("rows") != rows_name:
+        with contextlib.suppress(OSError):
+            meta_path.with_name(old["rows"]).unlink()
