@@ -50,13 +50,33 @@ forecasting time series anomaly detection recommendation ranking search query us
 """)
 
 _PHRASES = [
-    "neural network", "reinforcement learning", "large language models", "point cloud",
-    "state of the art", "graph neural networks", "diffusion models", "object detection",
-    "semantic segmentation", "domain adaptation", "self supervised learning", "federated learning",
-    "gradient descent", "language model", "autonomous driving", "pose estimation",
-    "knowledge distillation", "contrastive learning", "vision transformer", "zero shot",
-    "few shot learning", "multi task learning", "monte carlo", "gaussian processes",
-    "stochastic gradient descent", "robot manipulation", "visual odometry",
+    "neural network",
+    "reinforcement learning",
+    "large language models",
+    "point cloud",
+    "state of the art",
+    "graph neural networks",
+    "diffusion models",
+    "object detection",
+    "semantic segmentation",
+    "domain adaptation",
+    "self supervised learning",
+    "federated learning",
+    "gradient descent",
+    "language model",
+    "autonomous driving",
+    "pose estimation",
+    "knowledge distillation",
+    "contrastive learning",
+    "vision transformer",
+    "zero shot",
+    "few shot learning",
+    "multi task learning",
+    "monte carlo",
+    "gaussian processes",
+    "stochastic gradient descent",
+    "robot manipulation",
+    "visual odometry",
     "neural radiance fields",
 ]
 
@@ -105,8 +125,11 @@ class Vocabulary:
                 units.append(word)
         self.units = units
         head = len(words) + len(_PHRASES)  # invented names are rarer than the field's own words
-        self.cum = list(itertools.accumulate(
-            (1.0 if rank < head else 0.12) / (rank + 8) ** 1.05 for rank in range(len(units))))
+        self.cum = list(
+            itertools.accumulate(
+                (1.0 if rank < head else 0.12) / (rank + 8) ** 1.05 for rank in range(len(units))
+            )
+        )
 
     def draw(self, rng: random.Random, k: int) -> list[str]:
         return rng.choices(self.units, cum_weights=self.cum, k=k)
@@ -131,7 +154,8 @@ def _title(rng: random.Random, vocab: Vocabulary) -> str:
     words = [w.capitalize() if w.islower() else w for w in vocab.draw(rng, rng.randint(3, 8))]
     if rng.random() < 0.35:
         name = "".join(rng.choice(_SYLLABLES) for _ in range(2)).capitalize() + rng.choice(
-            ("", "Net", "3D", "GS", "-LM"))
+            ("", "Net", "3D", "GS", "-LM")
+        )
         return f"{name}: {' '.join(words)}"
     glue = rng.choice((" for ", " via ", " with ", " in ", " of ", " and "))
     cut = max(1, len(words) // 2)
@@ -169,8 +193,7 @@ def write(path: Path, count: int, seed: int = SEED, start: int = 0) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     stream = papers(count, seed, start)
     with open(path, "wb") as raw:
-        fh = gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6) if path.name.endswith(".gz") \
-            else raw
+        fh = gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6) if path.name.endswith(".gz") else raw
         while chunk := list(itertools.islice(stream, 2000)):
             fh.write(jsonl(iter(chunk)))
         if fh is not raw:

@@ -32,8 +32,9 @@ class Fts5:
         db = sqlite3.connect(self.path)
         db.execute("PRAGMA journal_mode=OFF")
         db.execute("PRAGMA synchronous=OFF")
-        db.execute("CREATE VIRTUAL TABLE papers USING fts5("
-                   "title, abstract, authors, tokenize='porter unicode61')")
+        db.execute(
+            "CREATE VIRTUAL TABLE papers USING fts5(title, abstract, authors, tokenize='porter unicode61')"
+        )
 
         def rows() -> Iterator[tuple[int, str, str, str]]:
             for i in range(len(corpus)):
@@ -41,8 +42,7 @@ class Fts5:
                 yield i, paper.title, paper.abstract, " ; ".join(paper.authors)
 
         with db:
-            db.executemany("INSERT INTO papers(rowid, title, abstract, authors) VALUES (?,?,?,?)",
-                           rows())
+            db.executemany("INSERT INTO papers(rowid, title, abstract, authors) VALUES (?,?,?,?)", rows())
         with db:
             db.execute("INSERT INTO papers(papers) VALUES ('optimize')")
         self.build_seconds = time.perf_counter() - started
@@ -57,8 +57,9 @@ class Fts5:
         """Top 20 by bm25 with the title weighted as ours is (field boost 2)."""
         assert self.db is not None
         cur = self.db.execute(
-            "SELECT rowid FROM papers WHERE papers MATCH ? ORDER BY bm25(papers, 2.0, 1.0, 1.0) "
-            "LIMIT ?", (match, FTS_LIMIT))
+            "SELECT rowid FROM papers WHERE papers MATCH ? ORDER BY bm25(papers, 2.0, 1.0, 1.0) LIMIT ?",
+            (match, FTS_LIMIT),
+        )
         return [r[0] for r in cur.fetchall()]
 
     def time_queries(self, kind: str, texts: list[str]) -> tuple[list[float], int]:
@@ -98,8 +99,9 @@ class Grep:
         if rg:
             return rg
         if install and shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
-            subprocess.run(["apt-get", "install", "-y", "-q", "ripgrep"], capture_output=True,
-                           check=False, timeout=300)
+            subprocess.run(
+                ["apt-get", "install", "-y", "-q", "ripgrep"], capture_output=True, check=False, timeout=300
+            )
             rg = shutil.which("rg")
             if rg:
                 return rg
@@ -119,17 +121,24 @@ class Grep:
         """Lines containing every literal (case-insensitive); more than one is a pipeline."""
         first, rest = literals[0], literals[1:]
         if not rest:
-            done = subprocess.run([self.tool, "-c", "-i", "-F", "-e", first, str(self.raw)],
-                                  capture_output=True, check=False)
+            done = subprocess.run(
+                [self.tool, "-c", "-i", "-F", "-e", first, str(self.raw)], capture_output=True, check=False
+            )
             return int(done.stdout.strip() or 0)
-        procs: list[subprocess.Popen[bytes]] = [subprocess.Popen(
-            [self.tool, "-i", "-F", "-e", first, str(self.raw)], stdout=subprocess.PIPE)]
+        procs: list[subprocess.Popen[bytes]] = [
+            subprocess.Popen([self.tool, "-i", "-F", "-e", first, str(self.raw)], stdout=subprocess.PIPE)
+        ]
         for lit in rest[:-1]:
             prev = procs[-1].stdout
-            procs.append(subprocess.Popen([self.tool, "-i", "-F", "-e", lit], stdin=prev,
-                                          stdout=subprocess.PIPE))
-        last = subprocess.run([self.tool, "-c", "-i", "-F", "-e", rest[-1]],
-                              stdin=procs[-1].stdout, capture_output=True, check=False)
+            procs.append(
+                subprocess.Popen([self.tool, "-i", "-F", "-e", lit], stdin=prev, stdout=subprocess.PIPE)
+            )
+        last = subprocess.run(
+            [self.tool, "-c", "-i", "-F", "-e", rest[-1]],
+            stdin=procs[-1].stdout,
+            capture_output=True,
+            check=False,
+        )
         for p in procs:
             if p.stdout:
                 p.stdout.close()

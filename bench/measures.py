@@ -43,7 +43,10 @@ def worker(what: str, corpus: Path, env: dict[str, str], *extra: str) -> dict[st
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(
             [sys.executable, "-m", "bench.worker", what, str(corpus), *extra],
-            cwd=REPO, env={**os.environ, **env, "PYTHONPATH": str(REPO)}, stdout=out, stderr=err,
+            cwd=REPO,
+            env={**os.environ, **env, "PYTHONPATH": str(REPO)},
+            stdout=out,
+            stderr=err,
         )
         peak = procfs.wait_sampling(proc)
         out.seek(0)
@@ -142,8 +145,13 @@ def incremental(path: Path, reps: int, count: int = 100) -> Runs:
         runs.values.append(done - started)
         runs.add("reparse_s", parsed - started)
         runs.add("ensure_s", done - parsed)
-        runs.info = {"action": report.action, "added": report.added, "changed": report.changed,
-                     "removed": report.removed, "papers": len(corpus)}
+        runs.info = {
+            "action": report.action,
+            "added": report.added,
+            "changed": report.changed,
+            "removed": report.removed,
+            "papers": len(corpus),
+        }
         index.close()
         corpus.close()
     return runs
@@ -182,8 +190,7 @@ def first_search_ms(searcher: Searcher, text: str) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def highlight(searcher: Searcher, corpus: Corpus,
-              texts: list[str]) -> tuple[list[float], list[float]]:
+def highlight(searcher: Searcher, corpus: Corpus, texts: list[str]) -> tuple[list[float], list[float]]:
     """snippet(abstract, result.terms) over the top 20 hits: ms per call and per result page."""
     per_call: list[float] = []
     per_page: list[float] = []

@@ -21,7 +21,8 @@ KINDS = ("term", "and", "phrase", "field", "fuzzy", "prefix", "typeahead")
 ENTER_KINDS = tuple(k for k in KINDS if k != "typeahead")
 _WORD = re.compile(r"[A-Za-z][a-z]{3,}")
 _TOKEN = re.compile(r"\w+")
-STOPWORDS = frozenset(str.split("""
+STOPWORDS = frozenset(
+    str.split("""
 a about above after again against all also although among an and any are as at be because been
 before being below between both but by can could did do does doing done during each either else
 even ever every few for from further had has have having here how however if in into is it its
@@ -31,7 +32,8 @@ that the their them then there these they this those through thus to too under u
 very via was we well were what when where whether which while who whom whose why will with within
 without would yet you your tbd show shows shown paper propose proposed present presents work use
 used uses using based new first two three one results result different various given make makes
-"""))
+""")
+)
 
 
 @dataclass(slots=True)
@@ -53,8 +55,7 @@ def _doc_words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
-def build(corpus: Corpus, per_kind: int, titles: int, seed: int = SEED,
-          sample: int = 3000) -> QuerySet:
+def build(corpus: Corpus, per_kind: int, titles: int, seed: int = SEED, sample: int = 3000) -> QuerySet:
     """``per_kind`` queries of each kind but type-ahead, which gets every prefix of ``titles``
     title openings (2-3 words each)."""
     rng = random.Random(seed)
@@ -87,8 +88,7 @@ def build(corpus: Corpus, per_kind: int, titles: int, seed: int = SEED,
         if len(phrases) >= per_kind:
             break
         tokens = _TOKEN.findall(texts[rng.choice(rows)])
-        bigrams = [(a.lower(), b.lower()) for a, b in itertools.pairwise(tokens)
-                   if _plain(a) and _plain(b)]
+        bigrams = [(a.lower(), b.lower()) for a, b in itertools.pairwise(tokens) if _plain(a) and _plain(b)]
         if bigrams:
             a, b = rng.choice(bigrams)
             phrases.append(f'"{a} {b}"')
@@ -127,10 +127,10 @@ def _typo(rng: random.Random, word: str) -> str:
     i = rng.randrange(2, len(word) - 1)
     edit = rng.choice(("swap", "drop", "sub"))
     if edit == "swap":
-        return word[:i] + word[i + 1] + word[i] + word[i + 2:]
+        return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
     if edit == "drop":
-        return word[:i] + word[i + 1:]
-    return word[:i] + rng.choice("aeiourstln") + word[i + 1:]
+        return word[:i] + word[i + 1 :]
+    return word[:i] + rng.choice("aeiourstln") + word[i + 1 :]
 
 
 def keystrokes(title: str, rng: random.Random) -> list[str]:

@@ -31,10 +31,14 @@ class EnterCheck:
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, object]:
-        return {"planned": self.planned, "ran": len(self.recall), "seconds": round(self.seconds, 2),
-                "under_100": [{"query": q, "recall": round(r, 2)} for q, r in self.low],
-                "count_differs": [{"query": q, "ours": a, "whoosh": b} for q, a, b in self.counts],
-                "inexact": self.inexact}
+        return {
+            "planned": self.planned,
+            "ran": len(self.recall),
+            "seconds": round(self.seconds, 2),
+            "under_100": [{"query": q, "recall": round(r, 2)} for q, r in self.low],
+            "count_differs": [{"query": q, "ours": a, "whoosh": b} for q, a, b in self.counts],
+            "inexact": self.inexact,
+        }
 
 
 @dataclass(slots=True)
@@ -50,10 +54,15 @@ class TypeaheadCheck:
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, object]:
-        return {"planned": self.planned, "checked": len(self.covered), "partial": self.partial,
-                "incomplete": self.incomplete, "problems": self.problems,
-                "seconds": round(self.seconds, 2),
-                "short": [{"text": t, "ours": a, "whoosh": b} for t, a, b in self.short]}
+        return {
+            "planned": self.planned,
+            "checked": len(self.covered),
+            "partial": self.partial,
+            "incomplete": self.incomplete,
+            "problems": self.problems,
+            "seconds": round(self.seconds, 2),
+            "short": [{"text": t, "ours": a, "whoosh": b} for t, a, b in self.short],
+        }
 
 
 def whoosh_answer(searcher: Searcher, text: str) -> tuple[list[str], int]:
@@ -76,8 +85,7 @@ def enter(searcher: Searcher, texts: list[str], cap_s: float) -> EnterCheck:
         ref_ids, ref_total = whoosh_answer(searcher, text)
         ours = {hit.id for hit in result.hits}
         # Whoosh finding nothing: 100% only when we find nothing too.
-        recall = (100.0 * len(ours & set(ref_ids)) / len(ref_ids) if ref_ids
-                  else 0.0 if ours else 100.0)
+        recall = 100.0 * len(ours & set(ref_ids)) / len(ref_ids) if ref_ids else 0.0 if ours else 100.0
         out.recall.append(recall)
         if recall < 100.0:
             out.low.append((text, recall))

@@ -34,8 +34,7 @@ class Summary:
     def of(cls, values: list[float]) -> Summary:
         if not values:
             return cls(0, math.nan, math.nan, math.nan)
-        return cls(len(values), statistics.median(values), percentile(values, 95), max(values),
-                   min(values))
+        return cls(len(values), statistics.median(values), percentile(values, 95), max(values), min(values))
 
     def get(self, stat: str) -> float:
         return float(getattr(self, stat))
@@ -44,8 +43,13 @@ class Summary:
         def clean(x: float) -> float | None:
             return None if math.isnan(x) else round(x, 4)
 
-        return {"n": self.n, "median": clean(self.median), "p95": clean(self.p95),
-                "max": clean(self.max), "min": clean(self.min)}
+        return {
+            "n": self.n,
+            "median": clean(self.median),
+            "p95": clean(self.p95),
+            "max": clean(self.max),
+            "min": clean(self.min),
+        }
 
 
 @dataclass(slots=True)
@@ -108,15 +112,20 @@ class Row:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "key": self.key, "label": self.label, "unit": self.unit,
+            "key": self.key,
+            "label": self.label,
+            "unit": self.unit,
             **self.summary.to_json(),
-            "budgets": [{"stat": b.stat, "limit": b.limit,
-                         "higher_is_better": b.higher_is_better} for b in self.budgets],
-            "status": self.status, "na": self.na, "note": self.note,
+            "budgets": [
+                {"stat": b.stat, "limit": b.limit, "higher_is_better": b.higher_is_better}
+                for b in self.budgets
+            ],
+            "status": self.status,
+            "na": self.na,
+            "note": self.note,
             "fts5": Summary.of(self.fts5).to_json() if self.fts5 is not None else None,
             "grep": Summary.of(self.grep).to_json() if self.grep is not None else None,
-            "ours_over_fts5": ({k: round(v, 3) for k, v in r.items()}
-                               if (r := self.ratios()) else None),
+            "ours_over_fts5": ({k: round(v, 3) for k, v in r.items()} if (r := self.ratios()) else None),
             "values": [round(v, 4) for v in self.values],
         }
 
@@ -141,8 +150,19 @@ def _num(x: float, unit: str) -> str:
     return f"{x:.3g} {unit}"
 
 
-COLUMNS = ("measure", "n", "median", "p95", "max", "budget", "ok",
-           "fts5 med", "fts5 p95", "ours/fts5", "grep med")
+COLUMNS = (
+    "measure",
+    "n",
+    "median",
+    "p95",
+    "max",
+    "budget",
+    "ok",
+    "fts5 med",
+    "fts5 p95",
+    "ours/fts5",
+    "grep med",
+)
 
 
 def table(rows: list[Row], header: str) -> str:
@@ -161,20 +181,30 @@ def table(rows: list[Row], header: str) -> str:
             ratio_text = " / ".join(_ratio(ratios[k]) for k in ("median", "p95") if k in ratios)
         repeated = s.n > 1
         cells = [
-            row.label, str(s.n), _num(s.median, row.unit),
-            _num(s.p95, row.unit) if repeated else "", _num(s.max, row.unit) if repeated else "",
-            _budget_text(row), row.status,
-            _ref(fts, "median", row.unit), _ref(fts, "p95", row.unit), ratio_text,
+            row.label,
+            str(s.n),
+            _num(s.median, row.unit),
+            _num(s.p95, row.unit) if repeated else "",
+            _num(s.max, row.unit) if repeated else "",
+            _budget_text(row),
+            row.status,
+            _ref(fts, "median", row.unit),
+            _ref(fts, "p95", row.unit),
+            ratio_text,
             _ref(grep, "median", row.unit),
         ]
         lines.append(cells)
-    widths = [max(len(COLUMNS[i]), *(len(c[i]) for c in lines)) if lines else len(COLUMNS[i])
-              for i in range(len(COLUMNS))]
+    widths = [
+        max(len(COLUMNS[i]), *(len(c[i]) for c in lines)) if lines else len(COLUMNS[i])
+        for i in range(len(COLUMNS))
+    ]
     left = {0, 5}
 
     def fmt(cells: list[str] | tuple[str, ...]) -> str:
-        return "  ".join(c.ljust(w) if i in left else c.rjust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+        return "  ".join(
+            c.ljust(w) if i in left else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
 
     out = [header, fmt(COLUMNS), fmt(tuple("-" * w for w in widths))]
     out += [fmt(c) for c in lines]

@@ -47,12 +47,21 @@ class Settings:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    p.add_argument("corpus", nargs="?", type=Path,
-                   help=f"corpus file (default: {DEFAULT_CORPUS} if present, else a generated one)")
-    p.add_argument("--quick", action="store_true",
-                   help="first 5000 papers, fewer queries and repeats, no grep")
-    p.add_argument("--out", type=Path, default=REPO / "bench" / "results",
-                   help="folder for the JSON results (default: bench/results)")
+    p.add_argument(
+        "corpus",
+        nargs="?",
+        type=Path,
+        help=f"corpus file (default: {DEFAULT_CORPUS} if present, else a generated one)",
+    )
+    p.add_argument(
+        "--quick", action="store_true", help="first 5000 papers, fewer queries and repeats, no grep"
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=REPO / "bench" / "results",
+        help="folder for the JSON results (default: bench/results)",
+    )
     p.add_argument("--papers", type=int, help="use only the first N papers of the corpus")
     p.add_argument("--queries", type=int, help="queries per kind (default 200; quick 30)")
     p.add_argument("--titles", type=int, help="titles typed for type-ahead (default 40; quick 8)")
@@ -61,8 +70,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--skip-grep", action="store_true")
     p.add_argument("--skip-fts5", action="store_true")
     p.add_argument("--skip-tui", action="store_true", help="no first-paint/app RSS launches")
-    p.add_argument("--profile", action=argparse.BooleanOptionalAction, default=None,
-                   help="profile type-ahead (default: only when over budget, full runs)")
+    p.add_argument(
+        "--profile",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="profile type-ahead (default: only when over budget, full runs)",
+    )
     p.add_argument("--keep", action="store_true", help="keep the temporary work folder")
     return p.parse_args(argv)
 
@@ -70,16 +83,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def settings(args: argparse.Namespace) -> Settings:
     q = args.quick
     return Settings(
-        quick=q, subset=args.papers or (5000 if q else None),
-        per_kind=args.queries or (30 if q else 200), titles=args.titles or (8 if q else 40),
-        parse_reps=2 if q else 3, load_reps=3 if q else 5,
-        build_reps=args.build_reps or (2 if q else 1), reopen_reps=5 if q else 10,
-        update_reps=2 if q else 3, tui_runs=1 if q else 3,
+        quick=q,
+        subset=args.papers or (5000 if q else None),
+        per_kind=args.queries or (30 if q else 200),
+        titles=args.titles or (8 if q else 40),
+        parse_reps=2 if q else 3,
+        load_reps=3 if q else 5,
+        build_reps=args.build_reps or (2 if q else 1),
+        reopen_reps=5 if q else 10,
+        update_reps=2 if q else 3,
+        tui_runs=1 if q else 3,
         grep_per_kind=0 if (q or args.skip_grep) else 30,
-        recall_per_kind=10 if q else 40, recall_keystrokes=40 if q else 150,
+        recall_per_kind=10 if q else 40,
+        recall_keystrokes=40 if q else 150,
         fts5=not args.skip_fts5,
-        tui=not args.skip_tui, profile=args.profile if args.profile is not None else
-        (None if not q else False), seed=args.seed,
+        tui=not args.skip_tui,
+        profile=args.profile if args.profile is not None else (None if not q else False),
+        seed=args.seed,
     )
 
 
@@ -96,8 +116,9 @@ def source_corpus(given: Path | None, workdir: Path, s: Settings) -> tuple[Path,
 
 
 def _git() -> str:
-    done = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=REPO,
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["git", "describe", "--always", "--dirty"], cwd=REPO, capture_output=True, text=True, check=False
+    )
     return done.stdout.strip() or "unknown"
 
 
@@ -115,18 +136,24 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(workdir, ignore_errors=True)
     meta["bench_seconds"] = round(time.perf_counter() - started, 1)
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    header = (f"tui-reader bench {stamp}  {meta['corpus_name']} ({meta['papers']:,} papers, "
-              f"{meta['corpus_source']})  {'quick' if s.quick else 'full'}  "
-              f"{os.cpu_count()} cpus  Python {platform.python_version()}  "
-              f"whoosh {meta['whoosh']}  sqlite {sqlite3.sqlite_version}  git {meta['git']}")
+    header = (
+        f"tui-reader bench {stamp}  {meta['corpus_name']} ({meta['papers']:,} papers, "
+        f"{meta['corpus_source']})  {'quick' if s.quick else 'full'}  "
+        f"{os.cpu_count()} cpus  Python {platform.python_version()}  "
+        f"whoosh {meta['whoosh']}  sqlite {sqlite3.sqlite_version}  git {meta['git']}"
+    )
     print(table(rows, header))
     details = meta.get("details")
     by_len = details.get("typeahead_by_partial_len") if isinstance(details, dict) else None
     if isinstance(by_len, dict) and by_len:
-        print("\ntype-ahead by the length of the word being typed (0: after a space), "
-              "median / p95 / max ms:")
-        print("  " + "   ".join(f"{k}: {v['median']:.1f} / {v['p95']:.1f} / {v['max']:.1f} "
-                                f"(n={v['n']})" for k, v in by_len.items()))
+        print("\ntype-ahead by the length of the word being typed (0: after a space), median / p95 / max ms:")
+        print(
+            "  "
+            + "   ".join(
+                f"{k}: {v['median']:.1f} / {v['p95']:.1f} / {v['max']:.1f} (n={v['n']})"
+                for k, v in by_len.items()
+            )
+        )
     examples = details.get("readme_examples") if isinstance(details, dict) else None
     if isinstance(examples, dict) and examples:
         print(f"\nREADME search examples, Enter's count at {meta['papers']:,} papers:")
@@ -151,8 +178,10 @@ def run(given: Path | None, s: Settings, workdir: Path) -> tuple[list[Row], dict
 
     cache = workdir / "cache"
     use_cache(cache)  # this process and every child: never the user's cache
-    data_env = {"XDG_DATA_HOME": str(workdir / "data"),
-                "TUI_READER_BOOKMARKS": str(workdir / "data" / "bookmarks.json")}
+    data_env = {
+        "XDG_DATA_HOME": str(workdir / "data"),
+        "TUI_READER_BOOKMARKS": str(workdir / "data" / "bookmarks.json"),
+    }
     os.environ.update(data_env)
     src, how = source_corpus(given, workdir, s)
     ctx = sections.Context(s, workdir, cache, src, {**cache_env(cache), **data_env})
@@ -161,13 +190,23 @@ def run(given: Path | None, s: Settings, workdir: Path) -> tuple[list[Row], dict
 
     meta: dict[str, object] = {
         "timestamp": dt.datetime.now().isoformat(timespec="seconds"),
-        "corpus": str(src), "corpus_name": src.name, "corpus_source": how,
+        "corpus": str(src),
+        "corpus_name": src.name,
+        "corpus_source": how,
         "corpus_bytes": src.stat().st_size if src.is_file() else None,
-        "papers": ctx.papers, "quick": s.quick, "subset": s.subset, "seed": s.seed,
-        "queries": ctx.query_counts, "grep_tool": ctx.grep_tool,
-        "cpus": os.cpu_count(), "platform": platform.platform(),
-        "python": platform.python_version(), "whoosh": whoosh.versionstring(),
-        "sqlite": sqlite3.sqlite_version, "git": _git(), "profile": ctx.profile,
+        "papers": ctx.papers,
+        "quick": s.quick,
+        "subset": s.subset,
+        "seed": s.seed,
+        "queries": ctx.query_counts,
+        "grep_tool": ctx.grep_tool,
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "whoosh": whoosh.versionstring(),
+        "sqlite": sqlite3.sqlite_version,
+        "git": _git(),
+        "profile": ctx.profile,
         "details": ctx.details,
     }
     return rows, meta

@@ -24,11 +24,16 @@ if TYPE_CHECKING:
 RSS_MB = 600.0
 PAPERS_87K = 87_428
 BUILD_RATE = PAPERS_87K / 60.0
-SEARCH_BUDGET = {"term": 50.0, "and": 50.0, "phrase": 50.0, "field": 50.0, "fuzzy": 100.0,
-                 "prefix": 100.0}
-KIND_NAMES = {"term": "single term", "and": "two-term AND", "phrase": "phrase",
-              "field": "field (title:x)", "fuzzy": "fuzzy (word~)", "prefix": "prefix (word*)",
-              "typeahead": "type-ahead"}
+SEARCH_BUDGET = {"term": 50.0, "and": 50.0, "phrase": 50.0, "field": 50.0, "fuzzy": 100.0, "prefix": 100.0}
+KIND_NAMES = {
+    "term": "single term",
+    "and": "two-term AND",
+    "phrase": "phrase",
+    "field": "field (title:x)",
+    "fuzzy": "fuzzy (word~)",
+    "prefix": "prefix (word*)",
+    "typeahead": "type-ahead",
+}
 LABELS = {k: f"search: {v}" for k, v in KIND_NAMES.items()}
 # Whoosh's reference scores every match: time caps keep a full 87k run's added time under two
 # minutes whatever the core does (6 x 15 s + 30 s; about 11 s in all at 87k when nothing is slow).
@@ -93,8 +98,14 @@ def corpus_rows(ctx: Context, corpus_file: Path) -> list[Row]:
     ctx.details["parse"] = cold.info
     return [
         Row("corpus.parse_cold", "corpus first parse (cold cache)", "s", cold.values),
-        Row("corpus.parse_rss", "peak RSS: first parse", "MB", cold.extra["rss_mb"],
-            [Budget("median", RSS_MB)], note="a fresh process running load_corpus only"),
+        Row(
+            "corpus.parse_rss",
+            "peak RSS: first parse",
+            "MB",
+            cold.extra["rss_mb"],
+            [Budget("median", RSS_MB)],
+            note="a fresh process running load_corpus only",
+        ),
         Row("corpus.load_warm", "corpus warm load", "s", warm.values),
     ]
 
@@ -119,29 +130,53 @@ def index_rows(ctx: Context, corpus_file: Path, corpus: Corpus) -> list[Row]:
     kids = max(build.extra["rss_children_mb"])
     full_size = len(corpus) >= 0.9 * PAPERS_87K
     return [
-        Row("index.build", "cold index build", "s", build.values,
-            [Budget("median", 60.0)] if full_size else [], fts5=fts_build,
-            note="fts5 column: an FTS5 build of the same text" + (
-                "" if full_size else "; the 60 s budget is for 87k: see the rate")),
-        Row("index.build_rate", "cold build rate", "docs/s", build.extra["docs_per_s"],
-            [Budget("median", BUILD_RATE, higher_is_better=True)], fts5=fts_rate,
-            note=f"budget: {PAPERS_87K:,} papers in 60 s, whatever the size of this corpus"),
+        Row(
+            "index.build",
+            "cold index build",
+            "s",
+            build.values,
+            [Budget("median", 60.0)] if full_size else [],
+            fts5=fts_build,
+            note="fts5 column: an FTS5 build of the same text"
+            + ("" if full_size else "; the 60 s budget is for 87k: see the rate"),
+        ),
+        Row(
+            "index.build_rate",
+            "cold build rate",
+            "docs/s",
+            build.extra["docs_per_s"],
+            [Budget("median", BUILD_RATE, higher_is_better=True)],
+            fts5=fts_rate,
+            note=f"budget: {PAPERS_87K:,} papers in 60 s, whatever the size of this corpus",
+        ),
         Row("index.size", "index size on disk", "MB", build.extra["index_mb"], fts5=fts_size),
-        Row("index.build_rss", "peak RSS: cold build", "MB", build.extra["tree_mb"],
+        Row(
+            "index.build_rss",
+            "peak RSS: cold build",
+            "MB",
+            build.extra["tree_mb"],
             [Budget("median", RSS_MB)],
             note=f"PSS of the build's process tree sampled every 0.1 s; ru_maxrss: builder "
-                 f"{max(build.extra['rss_mb']):.0f} MB" + (
-                     f", each writer sub-process up to {kids:.0f} MB" if kids else "")),
+            f"{max(build.extra['rss_mb']):.0f} MB"
+            + (f", each writer sub-process up to {kids:.0f} MB" if kids else ""),
+        ),
         Row("index.reopen", "no-op reopen (ensure)", "s", reopen.values, [Budget("p95", 0.5)]),
     ]
 
 
-def search_rows(ctx: Context, corpus: Corpus, searcher: Searcher, qs: queries.QuerySet,
-                corpus_file: Path) -> list[Row]:
+def search_rows(
+    ctx: Context, corpus: Corpus, searcher: Searcher, qs: queries.QuerySet, corpus_file: Path
+) -> list[Row]:
     s = ctx.s
-    rows = [Row("search.first", "first search after open", "ms",
-                [measures.first_search_ms(searcher, qs.queries["term"][0])],
-                note="the searcher's first query (term dictionaries cold)")]
+    rows = [
+        Row(
+            "search.first",
+            "first search after open",
+            "ms",
+            [measures.first_search_ms(searcher, qs.queries["term"][0])],
+            note="the searcher's first query (term dictionaries cold)",
+        )
+    ]
     for kind in queries.KINDS:  # warm-up, unmeasured
         measures.search_latency(searcher, qs.queries[kind][:5], kind == "typeahead")
     ours: dict[str, measures.SearchRuns] = {}
@@ -170,35 +205,55 @@ def search_rows(ctx: Context, corpus: Corpus, searcher: Searcher, qs: queries.Qu
                 grep_ms[kind] = grep.time_queries(kind, qs.queries[kind], s.grep_per_kind)
     for kind in queries.KINDS:
         run = ours[kind]
-        budgets = ([Budget("p95", 35.0), Budget("max", 100.0)] if kind == "typeahead"
-                   else [Budget("p95", SEARCH_BUDGET[kind])])
-        note = (f"this row to prefix: limit {measures.SEARCH_LIMIT}, exact count, as the "
-                "reader searches on Enter" if kind == "term" else "")
+        budgets = (
+            [Budget("p95", 35.0), Budget("max", 100.0)]
+            if kind == "typeahead"
+            else [Budget("p95", SEARCH_BUDGET[kind])]
+        )
+        note = (
+            f"this row to prefix: limit {measures.SEARCH_LIMIT}, exact count, as the reader searches on Enter"
+            if kind == "term"
+            else ""
+        )
         if kind == "typeahead":
             shown = sum(run.partial)
-            note = (f"{len(qs.typeahead_titles)} titles, every keystroke, "
-                    f"limit {measures.TYPEAHEAD_LIMIT}, typeahead=True; "
-                    f"{shown} of {len(run.partial)} keystrokes "
-                    f"({_pct(shown, len(run.partial))}) showed \"best so far\" (partial)")
+            note = (
+                f"{len(qs.typeahead_titles)} titles, every keystroke, "
+                f"limit {measures.TYPEAHEAD_LIMIT}, typeahead=True; "
+                f"{shown} of {len(run.partial)} keystrokes "
+                f'({_pct(shown, len(run.partial))}) showed "best so far" (partial)'
+            )
         if run.notices:
             note += f"; {run.notices} fell back to plain words"
         note = note.lstrip("; ")
         zero = sum(1 for t in run.totals if t == 0)
         if zero:
             note = (note + "; " if note else "") + f"{zero} with no hits"
-        rows.append(Row(f"search.{kind}", LABELS[kind], "ms", run.ms, budgets,
-                        fts5=fts_ms.get(kind) if s.fts5 else None,
-                        grep=grep_ms.get(kind) if s.grep_per_kind else None, note=note))
-    ctx.details["typeahead_by_partial_len"] = _by_partial(qs.queries["typeahead"],
-                                                          ours["typeahead"].ms)
+        rows.append(
+            Row(
+                f"search.{kind}",
+                LABELS[kind],
+                "ms",
+                run.ms,
+                budgets,
+                fts5=fts_ms.get(kind) if s.fts5 else None,
+                grep=grep_ms.get(kind) if s.grep_per_kind else None,
+                note=note,
+            )
+        )
+    ctx.details["typeahead_by_partial_len"] = _by_partial(qs.queries["typeahead"], ours["typeahead"].ms)
     _log("highlighting")
     texts = [q for k in ("term", "and", "phrase", "field") for q in qs.queries[k][:50]]
     per_call, per_page = measures.highlight(searcher, corpus, texts)
     rows += [
-        Row("highlight.call", "highlight: snippet() one abstract", "ms", per_call,
-            [Budget("p95", 10.0)]),
-        Row("highlight.page", "highlight: top-20 hits together", "ms", per_page,
-            note="the sum of the 20 snippet() calls of one result page"),
+        Row("highlight.call", "highlight: snippet() one abstract", "ms", per_call, [Budget("p95", 10.0)]),
+        Row(
+            "highlight.page",
+            "highlight: top-20 hits together",
+            "ms",
+            per_page,
+            note="the sum of the 20 snippet() calls of one result page",
+        ),
     ]
     return rows
 
@@ -226,19 +281,29 @@ def recall_rows(ctx: Context, searcher: Searcher, qs: queries.QuerySet) -> list[
         if ran < check.planned:
             parts.append(f"{ran} of {check.planned} queries (time cap {RECALL_CAP_S:.0f} s)")
         if kind == queries.ENTER_KINDS[0]:
-            parts.append(f"top {measures.SEARCH_LIMIT} ids of Enter vs Whoosh's "
-                         "search(parse(text), limit=None)")
-        rows.append(Row(f"recall.{kind}", f"recall vs Whoosh: {KIND_NAMES[kind]}", "%",
-                        check.recall, [Budget("min", 100.0, higher_is_better=True)],
-                        note="; ".join(parts)))
+            parts.append(
+                f"top {measures.SEARCH_LIMIT} ids of Enter vs Whoosh's search(parse(text), limit=None)"
+            )
+        rows.append(
+            Row(
+                f"recall.{kind}",
+                f"recall vs Whoosh: {KIND_NAMES[kind]}",
+                "%",
+                check.recall,
+                [Budget("min", 100.0, higher_is_better=True)],
+                note="; ".join(parts),
+            )
+        )
     texts = qs.queries["typeahead"][: s.recall_keystrokes]
     _log(f"type-ahead vs Whoosh's count x{len(texts)}")
     ta = recall.typeahead(searcher, texts, TYPEAHEAD_CAP_S)
     found["typeahead"] = ta.to_json()
     checked = len(ta.covered)
     ok = sum(1 for v in ta.covered if v)
-    parts = [f"{ok} of {checked} keystrokes ({_pct(ok, checked)}) partial or count >= Whoosh's",
-             f"{ta.partial} ({_pct(ta.partial, checked)}) partial"]
+    parts = [
+        f"{ok} of {checked} keystrokes ({_pct(ok, checked)}) partial or count >= Whoosh's",
+        f"{ta.partial} ({_pct(ta.partial, checked)}) partial",
+    ]
     if ta.short:
         q, ours, ref = ta.short[0]
         parts.append(f"short e.g. {q!r}: {ours:,} vs {ref:,}")
@@ -249,8 +314,16 @@ def recall_rows(ctx: Context, searcher: Searcher, qs: queries.QuerySet) -> list[
     done = checked + ta.incomplete + ta.problems
     if done < ta.planned:
         parts.append(f"{done} of {ta.planned} keystrokes (time cap {TYPEAHEAD_CAP_S:.0f} s)")
-    rows.append(Row("recall.typeahead", "type-ahead count vs Whoosh", "%", ta.covered,
-                    [Budget("min", 100.0, higher_is_better=True)], note="; ".join(parts)))
+    rows.append(
+        Row(
+            "recall.typeahead",
+            "type-ahead count vs Whoosh",
+            "%",
+            ta.covered,
+            [Budget("min", 100.0, higher_is_better=True)],
+            note="; ".join(parts),
+        )
+    )
     ctx.details["recall"] = found
     return rows
 
@@ -299,14 +372,15 @@ def _by_partial(texts: list[str], ms: list[float]) -> dict[str, dict[str, float 
 
 def tui_rows(ctx: Context, corpus_file: Path, corpus: Corpus) -> list[Row]:
     s = ctx.s
-    labels = [("tui.paint_seeds", "first paint: seeds", 0.8),
-              ("tui.paint_corpus", f"first paint: {len(corpus):,} (warm index)", 1.5)]
+    labels = [
+        ("tui.paint_seeds", "first paint: seeds", 0.8),
+        ("tui.paint_corpus", f"first paint: {len(corpus):,} (warm index)", 1.5),
+    ]
     rss_label = "peak RSS: app (corpus, warm)"
     if not s.tui:
-        return [Row(k, lbl, "s", budgets=[Budget("median", b)], na="skipped (--skip-tui)")
-                for k, lbl, b in labels] + [
-            Row("tui.rss", rss_label, "MB", budgets=[Budget("median", RSS_MB)],
-                na="skipped (--skip-tui)")]
+        return [
+            Row(k, lbl, "s", budgets=[Budget("median", b)], na="skipped (--skip-tui)") for k, lbl, b in labels
+        ] + [Row("tui.rss", rss_label, "MB", budgets=[Budget("median", RSS_MB)], na="skipped (--skip-tui)")]
     seeds = load_corpus([])
     seeds_title = seeds.titles[0] if len(seeds) else ""
     seeds.close()
@@ -315,15 +389,27 @@ def tui_rows(ctx: Context, corpus_file: Path, corpus: Corpus) -> list[Row]:
     paint, rss, why = (paint_seeds, [], why_seeds)
     if why_seeds is None:
         _log("first paint: corpus")
-        paint, rss, why = tui.measure([str(corpus_file)], corpus.titles[0], ctx.env,
-                                      measures.REPO, s.tui_runs)
+        paint, rss, why = tui.measure(
+            [str(corpus_file)], corpus.titles[0], ctx.env, measures.REPO, s.tui_runs
+        )
     return [
-        Row(labels[0][0], labels[0][1], "s", paint_seeds, [Budget("median", labels[0][2])],
-            na=why_seeds),
-        Row(labels[1][0], labels[1][1], "s", paint if why_seeds is None else [],
-            [Budget("median", labels[1][2])], na=why),
-        Row("tui.rss", rss_label, "MB", rss, [Budget("median", RSS_MB)],
-            na=why or (None if rss else "VmHWM not readable")),
+        Row(labels[0][0], labels[0][1], "s", paint_seeds, [Budget("median", labels[0][2])], na=why_seeds),
+        Row(
+            labels[1][0],
+            labels[1][1],
+            "s",
+            paint if why_seeds is None else [],
+            [Budget("median", labels[1][2])],
+            na=why,
+        ),
+        Row(
+            "tui.rss",
+            rss_label,
+            "MB",
+            rss,
+            [Budget("median", RSS_MB)],
+            na=why or (None if rss else "VmHWM not readable"),
+        ),
     ]
 
 
@@ -333,11 +419,18 @@ def update_rows(ctx: Context, corpus_file: Path) -> list[Row]:
     runs = measures.incremental(corpus_file, s.update_reps)
     ctx.details["update"] = runs.info
     info = runs.info
-    note = (f"last run: {info.get('action')}, +{info.get('added')} "
-            f"~{info.get('changed')} -{info.get('removed')}")
+    note = (
+        f"last run: {info.get('action')}, +{info.get('added')} ~{info.get('changed')} -{info.get('removed')}"
+    )
     return [
-        Row("update.total", "+100 papers: reload + ensure()", "s", runs.values,
-            [Budget("median", 5.0)], note=note),
+        Row(
+            "update.total",
+            "+100 papers: reload + ensure()",
+            "s",
+            runs.values,
+            [Budget("median", 5.0)],
+            note=note,
+        ),
         Row("update.reparse", "  of which re-parse of the file", "s", runs.extra["reparse_s"]),
         Row("update.ensure", "  of which ensure()", "s", runs.extra["ensure_s"]),
     ]

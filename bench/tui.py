@@ -25,8 +25,15 @@ from bench import procfs
 POLL_S = 0.020
 # A few moves down the list, then a search typed and submitted ("/" focuses the search box):
 # (key, literal) pairs for tmux send-keys. The app's VmHWM is read SETTLE_S after the last one.
-KEYS = (("Down", False), ("Down", False), ("Down", False), ("Up", False), ("/", False),
-        ("graph neural", True), ("Enter", False))
+KEYS = (
+    ("Down", False),
+    ("Down", False),
+    ("Down", False),
+    ("Up", False),
+    ("/", False),
+    ("graph neural", True),
+    ("Enter", False),
+)
 SETTLE_S = 1.5
 
 
@@ -43,8 +50,14 @@ def app_problem(python: str, cwd: Path) -> str | None:
         return "tmux is not installed"
     if importlib.util.find_spec("tui_reader.app.app") is None:
         return "tui_reader.app.app does not exist yet"
-    done = subprocess.run([python, "-c", "from tui_reader.app.app import ReaderApp"],
-                          cwd=cwd, capture_output=True, text=True, check=False, timeout=60)
+    done = subprocess.run(
+        [python, "-c", "from tui_reader.app.app import ReaderApp"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["import failed"])[-1]
         return f"ReaderApp is not importable ({last})"
@@ -52,8 +65,9 @@ def app_problem(python: str, cwd: Path) -> str | None:
 
 
 def _tmux(socket: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["tmux", "-L", socket, "-f", "/dev/null", *args],
-                          capture_output=True, text=True, check=False)
+    return subprocess.run(
+        ["tmux", "-L", socket, "-f", "/dev/null", *args], capture_output=True, text=True, check=False
+    )
 
 
 def _app_pid(pane_pid: int, module: str) -> int | None:
@@ -81,17 +95,21 @@ def needle(title: str) -> str:
     return title[:24].rstrip()
 
 
-def first_paint(corpus_args: list[str], first_title: str, env: dict[str, str], cwd: Path,
-                python: str = sys.executable, timeout: float = 60.0,
-                module: str = "tui_reader") -> Paint:
+def first_paint(
+    corpus_args: list[str],
+    first_title: str,
+    env: dict[str, str],
+    cwd: Path,
+    python: str = sys.executable,
+    timeout: float = 60.0,
+    module: str = "tui_reader",
+) -> Paint:
     """One launch: seconds to the first title on screen, then VmHWM after a few keystrokes."""
     socket = f"tui-reader-bench-{os.getpid()}-{time.monotonic_ns()}"
-    command = shlex.join(["env", *(f"{k}={v}" for k, v in env.items()), python, "-m",
-                          module, *corpus_args])
+    command = shlex.join(["env", *(f"{k}={v}" for k, v in env.items()), python, "-m", module, *corpus_args])
     want = needle(first_title)
     started = time.perf_counter()
-    made = _tmux(socket, "new-session", "-d", "-s", "bench", "-x", "120", "-y", "40",
-                 "-c", str(cwd), command)
+    made = _tmux(socket, "new-session", "-d", "-s", "bench", "-x", "120", "-y", "40", "-c", str(cwd), command)
     if made.returncode != 0:
         return Paint(na=f"tmux new-session failed: {made.stderr.strip()}")
     pid: int | None = None
@@ -126,8 +144,9 @@ def first_paint(corpus_args: list[str], first_title: str, env: dict[str, str], c
             (base / socket).unlink()  # the socket file of our own server
 
 
-def measure(corpus_args: list[str], first_title: str, env: dict[str, str], cwd: Path,
-            runs: int, warmup: bool = True) -> tuple[list[float], list[float], str | None]:
+def measure(
+    corpus_args: list[str], first_title: str, env: dict[str, str], cwd: Path, runs: int, warmup: bool = True
+) -> tuple[list[float], list[float], str | None]:
     """``runs`` launches (after an unmeasured one that warms caches): paint seconds, RSS MB."""
     problem = app_problem(sys.executable, cwd)
     if problem:

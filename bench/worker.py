@@ -31,8 +31,7 @@ def parse(corpus_path: str) -> dict[str, object]:
     started = time.perf_counter()
     corpus = load_corpus([corpus_path])
     seconds = time.perf_counter() - started
-    return {"seconds": seconds, "papers": len(corpus), "warnings": corpus.warnings[:5],
-            **peak_rss_mb()}
+    return {"seconds": seconds, "papers": len(corpus), "warnings": corpus.warnings[:5], **peak_rss_mb()}
 
 
 def build(corpus_path: str, rebuild: bool) -> dict[str, object]:
@@ -46,9 +45,17 @@ def build(corpus_path: str, rebuild: bool) -> dict[str, object]:
     before = index.status()
     report = index.ensure(rebuild=rebuild)
     index.close()
-    return {"seconds": report.seconds, "load_seconds": load_seconds, "papers": len(corpus),
-            "action": report.action, "status_before": before, "reason": report.reason,
-            "index_bytes": dir_size(index.dir), "index_dir": str(index.dir), **peak_rss_mb()}
+    return {
+        "seconds": report.seconds,
+        "load_seconds": load_seconds,
+        "papers": len(corpus),
+        "action": report.action,
+        "status_before": before,
+        "reason": report.reason,
+        "index_bytes": dir_size(index.dir),
+        "index_dir": str(index.dir),
+        **peak_rss_mb(),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,7 +27,6 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-
 @pytest.fixture
 def seed_copy(tmp_path: Path) -> Path:
     """A folder holding copies of the two seed files (free to edit)."""

@@ -53,17 +53,32 @@ def run_cli(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedP
     """Run ``python -m tui_reader ARGS`` with the (already isolated) environment of the test."""
     return subprocess.run(
         [sys.executable, "-m", "tui_reader", *args],
-        cwd=cwd, env=_cli_env(), capture_output=True, text=True, timeout=timeout, check=False,
+        cwd=cwd,
+        env=_cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
 
 
-def run_cli_many(*calls: tuple[str, ...], cwd: Path,
-                 timeout: float = 60) -> list[subprocess.CompletedProcess[str]]:
+def run_cli_many(
+    *calls: tuple[str, ...], cwd: Path, timeout: float = 60
+) -> list[subprocess.CompletedProcess[str]]:
     """Several independent CLI runs at once (they only read), results in the order given."""
     env = _cli_env()
     procs = [
-        (args, subprocess.Popen([sys.executable, "-m", "tui_reader", *args], cwd=cwd, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        (
+            args,
+            subprocess.Popen(
+                [sys.executable, "-m", "tui_reader", *args],
+                cwd=cwd,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            ),
+        )
         for args in calls
     ]
     results = []

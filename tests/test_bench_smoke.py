@@ -70,8 +70,9 @@ While you type...
 
 
 def test_min_budget() -> None:
-    row = Row("recall.term", "recall", "%", [100.0, 100.0, 90.0],
-              [Budget("min", 100.0, higher_is_better=True)])
+    row = Row(
+        "recall.term", "recall", "%", [100.0, 100.0, 90.0], [Budget("min", 100.0, higher_is_better=True)]
+    )
     assert row.status == "OVER" and row.to_json()["min"] == 90.0
     assert Row("r", "r", "%", [100.0], [Budget("min", 100.0, higher_is_better=True)]).status == "OK"
 
@@ -79,14 +80,21 @@ def test_min_budget() -> None:
 def test_query_set_is_seed_stable(tmp_path: Path) -> None:
     """Same corpus and seed, same queries, whatever the interpreter's string-hash seed."""
     corpus = corpusgen.write(tmp_path / "q.jsonl", 80)
-    code = ("import json, sys; from bench import queries; "
-            "from tui_reader.corpus.corpus import load_corpus; "
-            "c = load_corpus([sys.argv[1]], use_cache=False); "
-            "print(json.dumps(queries.build(c, 10, 3).queries))")
+    code = (
+        "import json, sys; from bench import queries; "
+        "from tui_reader.corpus.corpus import load_corpus; "
+        "c = load_corpus([sys.argv[1]], use_cache=False); "
+        "print(json.dumps(queries.build(c, 10, 3).queries))"
+    )
     outs = {
-        subprocess.run([sys.executable, "-c", code, str(corpus)], cwd=REPO, text=True,
-                       capture_output=True, check=True,
-                       env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)}).stdout
+        subprocess.run(
+            [sys.executable, "-c", code, str(corpus)],
+            cwd=REPO,
+            text=True,
+            capture_output=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)},
+        ).stdout
         for seed in ("1", "2")
     }
     assert len(outs) == 1 and json.loads(outs.pop())["typeahead"]
@@ -98,9 +106,30 @@ def test_quick_bench_end_to_end(tmp_path: Path) -> None:
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(REPO)}
     env.pop("TUI_READER_CACHE_DIR", None)
     done = subprocess.run(
-        [sys.executable, "-m", "bench", str(corpus), "--quick", "--skip-tui", "--skip-grep",
-         "--queries", "4", "--titles", "1", "--build-reps", "1", "--no-profile", "--out", str(out)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=False,
+        [
+            sys.executable,
+            "-m",
+            "bench",
+            str(corpus),
+            "--quick",
+            "--skip-tui",
+            "--skip-grep",
+            "--queries",
+            "4",
+            "--titles",
+            "1",
+            "--build-reps",
+            "1",
+            "--no-profile",
+            "--out",
+            str(out),
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "search: type-ahead" in done.stdout and "ours/fts5" in done.stdout
@@ -108,8 +137,16 @@ def test_quick_bench_end_to_end(tmp_path: Path) -> None:
     data = json.loads(result.read_text())
     rows = {r["key"]: r for r in data["rows"]}
     assert data["meta"]["papers"] == 150
-    for key in ("corpus.parse_cold", "index.build", "index.reopen", "update.total",
-                "search.term", "search.prefix", "search.typeahead", "highlight.call"):
+    for key in (
+        "corpus.parse_cold",
+        "index.build",
+        "index.reopen",
+        "update.total",
+        "search.term",
+        "search.prefix",
+        "search.typeahead",
+        "highlight.call",
+    ):
         assert rows[key]["n"] >= 1 and rows[key]["median"] is not None, key
     assert rows["search.typeahead"]["fts5"]["n"] >= 1
     assert rows["search.prefix"]["fts5"]["n"] >= 1

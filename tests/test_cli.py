@@ -100,8 +100,10 @@ def test_search_json(cwd: Path) -> None:
 @pytest.mark.usefixtures("warm")
 def test_search_text_output_limit_and_suggestion(cwd: Path) -> None:
     limited, suggested, suggested_json = run_cli_many(
-        ("search", "models", "--limit", "2"), ("search", "lerning"),
-        ("search", "lerning", "--json"), cwd=cwd,
+        ("search", "models", "--limit", "2"),
+        ("search", "lerning"),
+        ("search", "lerning", "--json"),
+        cwd=cwd,
     )
     for result in (limited, suggested, suggested_json):
         ok(result)
@@ -127,8 +129,14 @@ def test_bad_queries_are_a_message_not_a_crash(cwd: Path) -> None:
 
 def test_missing_path_exits_2_with_one_line(cwd: Path, tmp_path: Path) -> None:
     missing = str(tmp_path / "no-such-folder")
-    calls = [("list", missing), ("list", "--json", missing), ("search", "graph", missing),
-             ("index", missing), ("bookmarks", "list", missing), (missing,)]
+    calls = [
+        ("list", missing),
+        ("list", "--json", missing),
+        ("search", "graph", missing),
+        ("index", missing),
+        ("bookmarks", "list", missing),
+        (missing,),
+    ]
     for args, result in zip(calls, run_cli_many(*calls, cwd=cwd), strict=True):
         assert result.returncode == 2, args
         assert result.stdout == ""
@@ -138,8 +146,9 @@ def test_missing_path_exits_2_with_one_line(cwd: Path, tmp_path: Path) -> None:
 
 
 def test_limit_must_be_positive(cwd: Path) -> None:
-    for result in run_cli_many(("search", "graph", "--limit", "0"),
-                               ("search", "graph", "--limit", "-3"), cwd=cwd):
+    for result in run_cli_many(
+        ("search", "graph", "--limit", "0"), ("search", "graph", "--limit", "-3"), cwd=cwd
+    ):
         assert result.returncode == 2 and "--limit" in result.stderr
         assert "Traceback" not in result.stderr and result.stdout == ""
 
@@ -201,17 +210,23 @@ def test_bookmarks_round_trip(cwd: Path, isolated_env: Path, seed_corpus: Corpus
     assert json.loads(store.read_text("utf-8"))["bookmarks"] == []
     again = run_cli("bookmarks", "remove", pid, cwd=cwd)
     assert again.returncode == 1 and "not bookmarked" in again.stderr
-    assert sorted(p.name for p in store.parent.iterdir()) == ["bookmarks.json",
-                                                              "bookmarks.json.lock"]
+    assert sorted(p.name for p in store.parent.iterdir()) == ["bookmarks.json", "bookmarks.json.lock"]
 
 
 @pytest.mark.usefixtures("warm")
-def test_bookmarks_option_file_and_unknown_ids(cwd: Path, tmp_path: Path,
-                                               seed_corpus: Corpus) -> None:
+def test_bookmarks_option_file_and_unknown_ids(cwd: Path, tmp_path: Path, seed_corpus: Corpus) -> None:
     store = tmp_path / "mine.json"
-    store.write_text(json.dumps({"version": 1, "bookmarks": [
-        {"id": "deadbeef0000", "title": "Elsewhere", "added": "2020-01-01", "note": ""},
-    ]}), "utf-8")
+    store.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "bookmarks": [
+                    {"id": "deadbeef0000", "title": "Elsewhere", "added": "2020-01-01", "note": ""},
+                ],
+            }
+        ),
+        "utf-8",
+    )
     future = tmp_path / "future.json"
     raw = b'{"version": 2, "bookmarks": []}'
     future.write_bytes(raw)

@@ -32,15 +32,24 @@ class UsageError(Exception):
 
 def _add_common(p: argparse.ArgumentParser, with_paths: bool = True) -> None:
     if with_paths:
-        p.add_argument("paths", nargs="*", metavar="PATH",
-                       help="corpus files or folders (default: the bundled ICML 2026 seeds)")
-    p.add_argument("--bookmarks", metavar="FILE", type=Path,
-                   help="bookmarks file (default: $XDG_DATA_HOME/tui-reader/bookmarks.json)")
+        p.add_argument(
+            "paths",
+            nargs="*",
+            metavar="PATH",
+            help="corpus files or folders (default: the bundled ICML 2026 seeds)",
+        )
+    p.add_argument(
+        "--bookmarks",
+        metavar="FILE",
+        type=Path,
+        help="bookmarks file (default: $XDG_DATA_HOME/tui-reader/bookmarks.json)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="tui-reader", description="A keyboard-first terminal reader for paper abstracts.",
+        prog="tui-reader",
+        description="A keyboard-first terminal reader for paper abstracts.",
         epilog="Subcommands: list, search, index, bookmarks (tui-reader SUBCOMMAND --help).",
     )
     parser.add_argument("--version", action="version", version=f"tui-reader {__version__}")
@@ -64,8 +73,12 @@ def build_sub_parser() -> argparse.ArgumentParser:
     p.add_argument("--rebuild", action="store_true", help="throw the index away and build anew")
     p = sub.add_parser("bookmarks", help="list, add, remove or export bookmarks")
     bsub = p.add_subparsers(dest="action", required=True)
-    for name, helptext in (("list", "list bookmarks"), ("add", "bookmark a paper by id"),
-                           ("remove", "remove a bookmark"), ("export", "export bookmarks")):
+    for name, helptext in (
+        ("list", "list bookmarks"),
+        ("add", "bookmark a paper by id"),
+        ("remove", "remove a bookmark"),
+        ("export", "export bookmarks"),
+    ):
         bp = bsub.add_parser(name, help=helptext)
         if name in ("add", "remove"):
             bp.add_argument("id")
@@ -166,16 +179,39 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
     for hit in result.hits:
         paper = corpus.paper(hit.row)
         text, _spans = snippet(paper.abstract, result.terms)
-        hits.append({"id": paper.id, "title": paper.title, "score": round(hit.score, 4),
-                     "venue": paper.venue, "year": paper.year,
-                     "snippet": text, "abstract": paper.abstract, "sources": paper.sources})
+        hits.append(
+            {
+                "id": paper.id,
+                "title": paper.title,
+                "score": round(hit.score, 4),
+                "venue": paper.venue,
+                "year": paper.year,
+                "snippet": text,
+                "abstract": paper.abstract,
+                "sources": paper.sources,
+            }
+        )
     if args.json:
-        print(json.dumps({"query": args.query, "total": result.total, "total_exact": result.exact,
-                          "took_ms": round(result.took_ms, 2), "suggestion": result.suggestion,
-                          "notice": result.notice, "hits": hits}, indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "query": args.query,
+                    "total": result.total,
+                    "total_exact": result.exact,
+                    "took_ms": round(result.took_ms, 2),
+                    "suggestion": result.suggestion,
+                    "notice": result.notice,
+                    "hits": hits,
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return 0
-    print(f"{result.count_text} result{'s' if result.total != 1 else ''} for {args.query!r} "
-          f"({result.took_ms:.1f} ms)")
+    print(
+        f"{result.count_text} result{'s' if result.total != 1 else ''} for {args.query!r} "
+        f"({result.took_ms:.1f} ms)"
+    )
     if result.suggestion:
         print(f"Did you mean: {result.suggestion}")
     for n, hit in enumerate(hits, 1):
@@ -190,9 +226,12 @@ def cmd_index(args: argparse.Namespace, corpus: Corpus) -> int:
     index = SearchIndex(corpus)
     state = "missing" if args.rebuild else index.status()
     report = index.ensure(progress=_progress_printer("indexing"), rebuild=args.rebuild)
-    what = {"unchanged": "index is up to date", "built": f"built the index of {report.added:,} papers",
-            "updated": f"updated the index: {report.added} added, {report.changed} changed, "
-                       f"{report.removed} removed"}[report.action]
+    what = {
+        "unchanged": "index is up to date",
+        "built": f"built the index of {report.added:,} papers",
+        "updated": f"updated the index: {report.added} added, {report.changed} changed, "
+        f"{report.removed} removed",
+    }[report.action]
     print(f"{what} in {report.seconds:.2f} s ({state}); {index.dir}")
     return 0
 
@@ -232,8 +271,9 @@ def run_subcommand(argv: Sequence[str]) -> int:
     args = build_sub_parser().parse_args(argv)
     corpus = load_corpus(args.paths)
     _warn(corpus)
-    handler = {"list": cmd_list, "search": cmd_search, "index": cmd_index,
-               "bookmarks": cmd_bookmarks}[args.command]
+    handler = {"list": cmd_list, "search": cmd_search, "index": cmd_index, "bookmarks": cmd_bookmarks}[
+        args.command
+    ]
     return handler(args, corpus)
 
 

@@ -225,10 +225,13 @@ async def test_results_page_in_as_the_cursor_nears_the_end(make_app: MakeApp, tm
 
     from tui_reader.app.screens import main
 
-    corpus = write_jsonl(tmp_path / "many.jsonl", [
-        {"title": f"Alpha study {i}", "abstract": f"An alpha abstract number {i} about things."}
-        for i in range(main.SEARCH_LIMIT + 100)
-    ])
+    corpus = write_jsonl(
+        tmp_path / "many.jsonl",
+        [
+            {"title": f"Alpha study {i}", "abstract": f"An alpha abstract number {i} about things."}
+            for i in range(main.SEARCH_LIMIT + 100)
+        ],
+    )
     app = make_app(corpus)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await ready(pilot)
@@ -249,16 +252,23 @@ def _whoosh_rows(screen: MainScreen, text: str) -> list[int]:
         return [screen.corpus.index_of[hit["id"]] for hit in s.search(q, limit=None)]
 
 
-LARGE_SIDE = [(completion, "SMALL_CORPUS", 0), (completion, "COMPLETION_POSTINGS", 1),
-              (fastscore, "SKIP_BELOW", 0), (fastscore, "MAX_TERMS", 1),
-              (fastscore, "PHRASE_CHECKS", 2), (terms, "PREFIX_EXPANSIONS", 2)]
+LARGE_SIDE = [
+    (completion, "SMALL_CORPUS", 0),
+    (completion, "COMPLETION_POSTINGS", 1),
+    (fastscore, "SKIP_BELOW", 0),
+    (fastscore, "MAX_TERMS", 1),
+    (fastscore, "PHRASE_CHECKS", 2),
+    (terms, "PREFIX_EXPANSIONS", 2),
+]
 
 
 @pytest.mark.parametrize("side", ["small", "large"])
-@pytest.mark.parametrize("text", ["diffusion mod", "graph NOT neural", '"language models"',
-                                  "title:diffusion OR sampl", "grap*"])
+@pytest.mark.parametrize(
+    "text", ["diffusion mod", "graph NOT neural", '"language models"', "title:diffusion OR sampl", "grap*"]
+)
 async def test_enter_is_whooshs_answer_and_typing_shows_more(
-        make_app: MakeApp, text: str, side: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_app: MakeApp, text: str, side: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Enter reads every word as typed: the list, its order and its count are Whoosh's. While
     typing, the list holds at least every paper the words typed so far match (or says it is a
     best-so-far). "large": every size switch set as an 87k collection sets it."""
@@ -273,8 +283,7 @@ async def test_enter_is_whooshs_answer_and_typing_shows_more(
         assert screen.result is not None and screen.result.kind == "typeahead"
         typed = set(screen.papers.rows)
         expected = _whoosh_rows(screen, text)
-        assert set(expected) <= typed or ("best so far" in info_text(app)
-                                          and not screen.result.exact)
+        assert set(expected) <= typed or ("best so far" in info_text(app) and not screen.result.exact)
         await pilot.press("enter")
         await settle(pilot)
         assert screen.result is not None and screen.result.kind == "search"

@@ -56,8 +56,7 @@ def test_ids_are_the_hash_of_each_normalised_paragraph() -> None:
 def test_shared_papers_list_both_files() -> None:
     corpus = load_corpus()
     shared = {p.id for p in corpus if len(p.sources) == 2}
-    in_both = set.intersection(*({paper_id(normalise(p)) for p in seed_paragraphs(f)}
-                                 for f in SEED_FILES))
+    in_both = set.intersection(*({paper_id(normalise(p)) for p in seed_paragraphs(f)} for f in SEED_FILES))
     assert shared == in_both
     for pid in shared:
         paper = corpus.get(pid)
@@ -95,14 +94,31 @@ def test_same_file_twice_is_loaded_once() -> None:
 
 # -- formats ------------------------------------------------------------------------------------
 def test_json_array_with_field_aliases(tmp_path: Path) -> None:
-    path = write_json(tmp_path / "papers.json", [
-        {"title": "Alpha", "abstract": "Alpha abstract.", "venue": "NeurIPS 2024",
-         "authors": ["Ada Lovelace", "Alan Turing"], "url": "https://example.org/alpha"},
-        {"name": "Beta", "summary": "Beta summary text.", "author": "Grace Hopper and Kurt Gödel",
-         "date": "2021-05-01"},
-        {"paper_title": "Gamma", "description": "Gamma text.", "creators": "X; Y",
-         "conference": "ICML", "year": 2019},
-    ])
+    path = write_json(
+        tmp_path / "papers.json",
+        [
+            {
+                "title": "Alpha",
+                "abstract": "Alpha abstract.",
+                "venue": "NeurIPS 2024",
+                "authors": ["Ada Lovelace", "Alan Turing"],
+                "url": "https://example.org/alpha",
+            },
+            {
+                "name": "Beta",
+                "summary": "Beta summary text.",
+                "author": "Grace Hopper and Kurt Gödel",
+                "date": "2021-05-01",
+            },
+            {
+                "paper_title": "Gamma",
+                "description": "Gamma text.",
+                "creators": "X; Y",
+                "conference": "ICML",
+                "year": 2019,
+            },
+        ],
+    )
     papers = {p.title: p for p in load_corpus([path])}
     assert set(papers) == {"Alpha", "Beta", "Gamma"}
     a, b, g = papers["Alpha"], papers["Beta"], papers["Gamma"]
@@ -117,13 +133,18 @@ def test_json_array_with_field_aliases(tmp_path: Path) -> None:
 
 
 def test_author_shapes(tmp_path: Path) -> None:
-    path = write_json(tmp_path / "authors.json", [
-        {"abstract": "One.", "authors": [{"name": "Ada Lovelace"},
-                                         {"given": "Alan", "family": "Turing"}]},
-        {"abstract": "Two.", "authors": "Hopper, Grace"},  # one comma: a single "Last, First"
-        {"abstract": "Three.", "authors": "A. One, B. Two, C. Three"},
-        {"abstract": "Four.", "authors": "Kurt G\u00f6del\nEmmy Noether"},
-    ])
+    path = write_json(
+        tmp_path / "authors.json",
+        [
+            {
+                "abstract": "One.",
+                "authors": [{"name": "Ada Lovelace"}, {"given": "Alan", "family": "Turing"}],
+            },
+            {"abstract": "Two.", "authors": "Hopper, Grace"},  # one comma: a single "Last, First"
+            {"abstract": "Three.", "authors": "A. One, B. Two, C. Three"},
+            {"abstract": "Four.", "authors": "Kurt G\u00f6del\nEmmy Noether"},
+        ],
+    )
     by_abstract = {p.abstract: p.authors for p in load_corpus([path])}
     assert by_abstract == {
         "One.": ["Ada Lovelace", "Alan Turing"],
@@ -140,13 +161,15 @@ def test_json_object_holding_a_list(tmp_path: Path) -> None:
 
 def test_jsonl_and_gzipped_jsonl(tmp_path: Path) -> None:
     plain = write_jsonl(tmp_path / "a.jsonl", [GOOD, {"abstract": "Second line abstract."}])
-    packed = write_jsonl(tmp_path / "b.jsonl.gz", [{"summary": "Gzipped abstract.",
-                                                     "author": "Solo Author"}])
+    packed = write_jsonl(tmp_path / "b.jsonl.gz", [{"summary": "Gzipped abstract.", "author": "Solo Author"}])
     corpus = load_corpus([plain, packed])
     assert corpus.warnings == []
     by_abstract = {p.abstract: p for p in corpus}
-    assert set(by_abstract) == {"A good abstract about kernels.", "Second line abstract.",
-                                "Gzipped abstract."}
+    assert set(by_abstract) == {
+        "A good abstract about kernels.",
+        "Second line abstract.",
+        "Gzipped abstract.",
+    }
     assert by_abstract["Gzipped abstract."].sources == ["b.jsonl.gz"]
     assert by_abstract["Gzipped abstract."].authors == ["Solo Author"]
     assert by_abstract["Second line abstract."].title_generated
@@ -168,11 +191,17 @@ def test_folder_is_read_recursively_skipping_hidden_and_foreign_files(tmp_path: 
     write_json(root / ".git" / "x.json", [{"abstract": "Hidden folder."}])
     (root / "notes.md").write_text("Header\n\nMarkdown file.\n", "utf-8")
     assert sorted(p.relative_to(root).as_posix() for p in discover([root])) == [
-        "sub/deeper/low.jsonl.gz", "sub/deeper/seed.txt", "sub/mid.jsonl", "top.json",
+        "sub/deeper/low.jsonl.gz",
+        "sub/deeper/seed.txt",
+        "sub/mid.jsonl",
+        "top.json",
     ]
     corpus = load_corpus([root])
     assert sorted(p.abstract for p in corpus) == [
-        "Lowest level.", "Middle level.", "Text level.", "Top level.",
+        "Lowest level.",
+        "Middle level.",
+        "Text level.",
+        "Top level.",
     ]
 
 
@@ -230,14 +259,17 @@ def test_bad_file_inside_a_folder_does_not_stop_the_folder(tmp_path: Path) -> No
     corpus = load_corpus([root])
     assert sorted(p.abstract for p in corpus) == ["A good abstract about kernels.", "Last file."]
     assert sorted(Path(w.split(":")[0]).name for w in corpus.warnings) == [
-        "b.jsonl.gz", "c.json", "d.txt",
+        "b.jsonl.gz",
+        "c.json",
+        "d.txt",
     ]
 
 
 def test_malformed_jsonl_lines_are_skipped_with_their_numbers(tmp_path: Path) -> None:
     path = tmp_path / "some.jsonl"
-    path.write_text(json.dumps(GOOD) + "\nnot json at all\n" + json.dumps({"abstract": "Two."})
-                    + "\n", "utf-8")
+    path.write_text(
+        json.dumps(GOOD) + "\nnot json at all\n" + json.dumps({"abstract": "Two."}) + "\n", "utf-8"
+    )
     corpus = load_corpus([path])
     assert sorted(p.abstract for p in corpus) == ["A good abstract about kernels.", "Two."]
     assert len(corpus.warnings) == 1
@@ -261,8 +293,9 @@ def test_folder_without_corpus_files_warns(tmp_path: Path) -> None:
 
 def test_duplicate_across_json_and_text_prefers_the_real_title(tmp_path: Path) -> None:
     abstract = seed_paragraphs(SEED_FILES[0])[2]  # the M-IDoL paper, untitled in the seeds
-    path = write_json(tmp_path / "titled.json", [{"title": "M-IDoL (published title)",
-                                                  "abstract": abstract, "year": 2026}])
+    path = write_json(
+        tmp_path / "titled.json", [{"title": "M-IDoL (published title)", "abstract": abstract, "year": 2026}]
+    )
     corpus = load_corpus([SEED_FILES[0], path])
     assert len(corpus) == len(seed_paragraphs(SEED_FILES[0]))
     pid = paper_id(normalise(abstract))

@@ -20,14 +20,15 @@ def test_seed_files_hold_the_expected_paragraphs() -> None:
 
 
 @pytest.mark.parametrize(
-    "paragraph", [p for _, _, p in SEED_PARAGRAPHS],
+    "paragraph",
+    [p for _, _, p in SEED_PARAGRAPHS],
     ids=[f"{name}#{n}" for name, n, _ in SEED_PARAGRAPHS],
 )
 def test_seed_abstract_loses_markup_but_no_word(paragraph: str) -> None:
     out = normalise(paragraph)
     assert out
     leftover = MARKUP.search(out)
-    where = out[max(0, leftover.start() - 30):leftover.end() + 30] if leftover else ""
+    where = out[max(0, leftover.start() - 30) : leftover.end() + 30] if leftover else ""
     assert leftover is None, f"markup left: {where!r}"
     assert "\n" not in out and "  " not in out and out == out.strip()
     assert ascii_alnum(out) == source_alnum(paragraph)
@@ -36,8 +37,16 @@ def test_seed_abstract_loses_markup_but_no_word(paragraph: str) -> None:
 def test_seeds_contain_the_markup_this_suite_is_about() -> None:
     """Guard: the per-paragraph test above is only meaningful while the seeds carry markup."""
     joined = "\n".join(p for _, _, p in SEED_PARAGRAPHS)
-    for needle in ("$\\texttt{GPT2}$", "\\textbf{", "\\emph{", "**GPUA**", "***M***",
-                   "``Propose-and-Verify''", "\\rightarrow", "$\\eta$"):
+    for needle in (
+        "$\\texttt{GPT2}$",
+        "\\textbf{",
+        "\\emph{",
+        "**GPUA**",
+        "***M***",
+        "``Propose-and-Verify''",
+        "\\rightarrow",
+        "$\\eta$",
+    ):
         assert needle in joined
 
 

@@ -43,14 +43,18 @@ def test_untitled_without_a_name_condenses_the_first_sentence(seed_corpus: Corpu
 
 
 def test_make_title_names_the_contribution() -> None:
-    title = make_title("Sparse data is hard. We propose FooNet, a simple method for tabular "
-                       "learning that scales to millions of rows. It works.")
+    title = make_title(
+        "Sparse data is hard. We propose FooNet, a simple method for tabular "
+        "learning that scales to millions of rows. It works."
+    )
     assert title == "FooNet: a simple method for tabular learning"
 
 
 def test_make_title_drops_lead_ins_and_clips_at_a_word() -> None:
-    sentence = ("the robustness of sparse attention to adversarial prompts in very long documents "
-                "with many distractors and noisy retrieval")
+    sentence = (
+        "the robustness of sparse attention to adversarial prompts in very long documents "
+        "with many distractors and noisy retrieval"
+    )
     title = make_title(f"In this paper, we study {sentence}. More text follows.")
     assert title.startswith("The robustness of sparse attention")
     assert len(title) <= MAX_TITLE and title.endswith("\u2026")
@@ -58,8 +62,7 @@ def test_make_title_drops_lead_ins_and_clips_at_a_word() -> None:
 
 
 def test_make_title_short_sentence_and_empty() -> None:
-    assert make_title("Here, we show that small models can reason. Next.") == \
-        "Small models can reason"
+    assert make_title("Here, we show that small models can reason. Next.") == "Small models can reason"
     assert make_title("") == "(empty abstract)"
 
 

@@ -28,8 +28,7 @@ def on_disk(path: Path) -> dict[str, object]:
 
 def leftovers(folder: Path) -> list[str]:
     """Anything in the folder but the store and its lock file."""
-    return sorted(p.name for p in folder.iterdir()
-                  if p.name not in ("bookmarks.json", "bookmarks.json.lock"))
+    return sorted(p.name for p in folder.iterdir() if p.name not in ("bookmarks.json", "bookmarks.json.lock"))
 
 
 def test_default_location_is_in_the_isolated_data_dir(isolated_env: Path) -> None:
@@ -41,9 +40,12 @@ def test_file_shape(store_path: Path) -> None:
     assert len(store) == 0 and not store_path.exists()  # nothing written until a change
     mark = store.add("abc123", "A title", note="a note")
     data = on_disk(store_path)
-    assert data == {"version": 1, "bookmarks": [
-        {"id": "abc123", "title": "A title", "added": mark.added, "note": "a note"},
-    ]}
+    assert data == {
+        "version": 1,
+        "bookmarks": [
+            {"id": "abc123", "title": "A title", "added": mark.added, "note": "a note"},
+        ],
+    }
     assert VERSION == 1
     assert datetime.fromisoformat(mark.added).tzinfo is not None
     assert store_path.read_text("utf-8").endswith("\n")
@@ -101,8 +103,13 @@ def test_stores_merge_instead_of_overwriting(store_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "garbage",
-    [b"\x00\xff\xfe garbage \x80\x81", b'{"version": 1, "bookmarks": [', b"[1, 2, 3]",
-     b'{"bookmarks": []}', b""],
+    [
+        b"\x00\xff\xfe garbage \x80\x81",
+        b'{"version": 1, "bookmarks": [',
+        b"[1, 2, 3]",
+        b'{"bookmarks": []}',
+        b"",
+    ],
     ids=["binary", "truncated", "list", "no-version", "empty"],
 )
 def test_corrupt_file_is_moved_aside_byte_for_byte(store_path: Path, garbage: bytes) -> None:
@@ -131,9 +138,15 @@ def test_second_corrupt_file_gets_its_own_backup(store_path: Path) -> None:
 
 def test_newer_version_is_never_overwritten(store_path: Path) -> None:
     store_path.parent.mkdir(parents=True)
-    raw = json.dumps({"version": 2, "bookmarks": [
-        {"id": "keep", "title": "Kept", "added": "2030-01-01", "note": "", "tags": ["x"]},
-    ], "future": True}).encode()
+    raw = json.dumps(
+        {
+            "version": 2,
+            "bookmarks": [
+                {"id": "keep", "title": "Kept", "added": "2030-01-01", "note": "", "tags": ["x"]},
+            ],
+            "future": True,
+        }
+    ).encode()
     store_path.write_bytes(raw)
     store = BookmarkStore(store_path)
     assert store.read_only and store.ids() == {"keep"}
@@ -193,8 +206,12 @@ print(len(store))
 def test_two_processes_lose_nothing(store_path: Path, tmp_path: Path) -> None:
     go = tmp_path / "go"
     procs = [
-        subprocess.Popen([sys.executable, "-c", _WORKER, str(store_path), tag, str(go)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", _WORKER, str(store_path), tag, str(go)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for tag in ("left", "right")
     ]
     time.sleep(0.3)  # both interpreters up and waiting, then start together

@@ -36,8 +36,7 @@ def _texts() -> list[str]:
     return TRICKY + [corpus.abstract(i) for i in range(len(corpus))] + list(corpus.titles)
 
 
-@pytest.mark.parametrize(("fused", "chain"), [(FastStemAnalyzer, stem_chain),
-                                              (FastFoldAnalyzer, fold_chain)])
+@pytest.mark.parametrize(("fused", "chain"), [(FastStemAnalyzer, stem_chain), (FastFoldAnalyzer, fold_chain)])
 def test_fused_analyzer_matches_its_chain(fused, chain) -> None:  # type: ignore[no-untyped-def]
     analyzer, reference = fused(), chain()
     for text in _texts():
@@ -50,7 +49,10 @@ def test_fused_analyzer_matches_its_chain(fused, chain) -> None:  # type: ignore
 def test_character_offsets_come_from_the_chain() -> None:
     """Highlighting asks for chars: those tokens must carry real offsets into the text."""
     text = "Diffusion models; diffusion policies."
-    tokens = [(t.text, t.startchar, t.endchar)
-              for t in FastStemAnalyzer()(text, positions=True, chars=True)]
+    tokens = [(t.text, t.startchar, t.endchar) for t in FastStemAnalyzer()(text, positions=True, chars=True)]
     assert [(text[a:b].lower(), stem) for stem, a, b in tokens] == [
-        ("diffusion", "diffus"), ("models", "model"), ("diffusion", "diffus"), ("policies", "polici")]
+        ("diffusion", "diffus"),
+        ("models", "model"),
+        ("diffusion", "diffus"),
+        ("policies", "polici"),
+    ]

@@ -63,15 +63,28 @@ def _assert_same_index(a: whoosh.index.Index, b: whoosh.index.Index, docs: int) 
         assert list(ra.all_terms()) == terms
         for field, term in terms:
             ia, ib = ra.term_info(field, term), rb.term_info(field, term)
-            assert (ia.doc_frequency(), ia.min_length(), ia.max_length(), ia.max_weight(),
-                    ia.min_id(), ia.max_id()) == (ib.doc_frequency(), ib.min_length(), ib.max_length(),
-                                                  ib.max_weight(), ib.min_id(), ib.max_id()), (field, term)
+            assert (
+                ia.doc_frequency(),
+                ia.min_length(),
+                ia.max_length(),
+                ia.max_weight(),
+                ia.min_id(),
+                ia.max_id(),
+            ) == (
+                ib.doc_frequency(),
+                ib.min_length(),
+                ib.max_length(),
+                ib.max_weight(),
+                ib.min_id(),
+                ib.max_id(),
+            ), (field, term)
             assert ia.weight() == pytest.approx(ib.weight(), rel=1e-6)
             assert _postings(ra, field, term) == _postings(rb, field, term), (field, term)
         for field in rb.schema.names():
             assert ra.field_length(field) == rb.field_length(field)
-            assert [ra.doc_field_length(d, field) for d in range(docs)] == \
-                [rb.doc_field_length(d, field) for d in range(docs)]
+            assert [ra.doc_field_length(d, field) for d in range(docs)] == [
+                rb.doc_field_length(d, field) for d in range(docs)
+            ]
         assert [ra.stored_fields(d) for d in range(docs)] == [rb.stored_fields(d) for d in range(docs)]
     finally:
         ra.close()
@@ -79,9 +92,9 @@ def _assert_same_index(a: whoosh.index.Index, b: whoosh.index.Index, docs: int) 
 
 
 @pytest.mark.parametrize(("procs", "round_size"), [(1, bulk.ROUND), (2, bulk.ROUND), (2, 150)])
-def test_bulk_segment_holds_what_whooshs_writer_writes(generated: Corpus, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch,
-                                                       procs: int, round_size: int) -> None:
+def test_bulk_segment_holds_what_whooshs_writer_writes(
+    generated: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, procs: int, round_size: int
+) -> None:
     """procs=2: two workers, most terms stitched from both; round_size=150: three ranges, the
     first worker taking two of them one after the other."""
     monkeypatch.setattr(bulk, "ROUND", round_size)
@@ -107,7 +120,8 @@ def test_seed_collection_builds_in_process_into_one_segment(tmp_path: Path) -> N
 
 
 def test_a_worker_that_cannot_run_falls_back_to_whooshs_writer(
-        generated: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    generated: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(bulk, "python", lambda: str(tmp_path / "no-such-python"))
     index = SearchIndex(generated, root=tmp_path / "index")
     report = index.ensure(procs=2)
@@ -118,7 +132,8 @@ def test_a_worker_that_cannot_run_falls_back_to_whooshs_writer(
 
 
 def test_a_worker_that_dies_mid_build_falls_back(
-        generated: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    generated: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     script = tmp_path / "python-that-dies"
     script.write_text("#!/bin/sh\nhead -c 1000 >/dev/null\nexit 3\n")
     script.chmod(0o755)
@@ -130,7 +145,8 @@ def test_a_worker_that_dies_mid_build_falls_back(
 
 
 def test_cancelling_a_build_stops_the_workers_and_leaves_nothing(
-        generated: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    generated: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     started: list[bulk._Child] = []
     real_child = bulk._Child
 

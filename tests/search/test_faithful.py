@@ -26,15 +26,21 @@ QUERIES = {
     "or": ["graph OR policy", "(graph OR policy) learning"],
     "not": ["learning NOT graph", "graph NOT neural", "NOT learning"],
     "phrase": ['"neural network"', '"learning model"~3', '"neural network" AND learning'],
-    "field": ["title:learning", "authors:li", "venue:icml", "year:[2015 TO 2018]",
-              "year:2019 learning"],
+    "field": ["title:learning", "authors:li", "venue:icml", "year:[2015 TO 2018]", "year:2019 learning"],
     "fuzzy": ["robust~", "lerning~2"],
     "prefix": ["gra*", "title:mod*", "lea* robust", "l*"],
 }
 ALL = [q for qs in QUERIES.values() for q in qs]
-TYPED = ["graph neural networks", "learning NOT graph", "title:learning robust",
-         '"neural network" model', "graph OR policy learning", "venue:icml learning",
-         "lea* robust", "(graph OR policy) gradient"]
+TYPED = [
+    "graph neural networks",
+    "learning NOT graph",
+    "title:learning robust",
+    '"neural network" model',
+    "graph OR policy learning",
+    "venue:icml learning",
+    "lea* robust",
+    "(graph OR policy) gradient",
+]
 
 LARGE = {  # (module, constant, value on the large side)
     "small_corpus": (completion, "SMALL_CORPUS", 0),
@@ -65,8 +71,7 @@ def index(corpus_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
 
 
 @pytest.fixture(params=["small", "large"])
-def searcher(request: pytest.FixtureRequest, index: SearchIndex,
-             monkeypatch: pytest.MonkeyPatch) -> Searcher:
+def searcher(request: pytest.FixtureRequest, index: SearchIndex, monkeypatch: pytest.MonkeyPatch) -> Searcher:
     if request.param == "large":
         for module, name, value in LARGE.values():
             monkeypatch.setattr(module, name, value)
@@ -153,8 +158,9 @@ def test_large_side_typeahead_says_when_it_stopped(searcher: Searcher) -> None:
 def test_cli_is_whooshs_answer(corpus_file: Path, index: SearchIndex, tmp_path: Path) -> None:
     searcher = Searcher(index)
     texts = ["learning", "graph NOT neural", '"neural network"', "venue:icml", "gra*", "robust~"]
-    runs = run_cli_many(*[("search", t, str(corpus_file), "--json", "--limit", "500")
-                          for t in texts], cwd=tmp_path)
+    runs = run_cli_many(
+        *[("search", t, str(corpus_file), "--json", "--limit", "500") for t in texts], cwd=tmp_path
+    )
     for text, run in zip(texts, runs, strict=True):
         assert run.returncode == 0, run.stderr
         out = json.loads(run.stdout)

@@ -15,12 +15,30 @@ from tui_reader.search.index import SearchIndex
 from tui_reader.search.searcher import Searcher
 
 QUERIES = [
-    "learning", "model", "graph neural", "learning AND robust", "graph OR policy",
-    "learning NOT graph", "(graph OR policy) AND learning", "title:learning", "authors:li",
-    "robust~", "learnin~2", "gra*", "title:mod*", '"neural network"', '"learning model"~3',
-    '"of the"', "title:learning^3 graph", "zzzzunknownword", "learning AND zzzzunknownword",
-    '"learning" AND model', "venue:icml learning", '"neural network" AND learning',
-    '"neural network" OR "learning model"', 'graph NOT "neural network"',
+    "learning",
+    "model",
+    "graph neural",
+    "learning AND robust",
+    "graph OR policy",
+    "learning NOT graph",
+    "(graph OR policy) AND learning",
+    "title:learning",
+    "authors:li",
+    "robust~",
+    "learnin~2",
+    "gra*",
+    "title:mod*",
+    '"neural network"',
+    '"learning model"~3',
+    '"of the"',
+    "title:learning^3 graph",
+    "zzzzunknownword",
+    "learning AND zzzzunknownword",
+    '"learning" AND model',
+    "venue:icml learning",
+    '"neural network" AND learning',
+    '"neural network" OR "learning model"',
+    'graph NOT "neural network"',
 ]
 
 
@@ -37,18 +55,19 @@ def _open(corpus_file: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> tu
     return corpus, index
 
 
-def _compare(index: SearchIndex, searcher: Searcher, text: str, limit: int = 50,
-             exact: bool = True) -> tuple[int, bool]:
+def _compare(
+    index: SearchIndex, searcher: Searcher, text: str, limit: int = 50, exact: bool = True
+) -> tuple[int, bool]:
     with index.searcher() as s:
         q, _ = searcher.parse(text)
         ours = fastscore.search(s, q, limit, exact=exact)
         assert ours is not None, f"{text!r} ({q!r}) fell back to Whoosh"
         top, total, counted = ours
         theirs = s.search(q, limit=limit)
-        expected = [(round(score, 9), docnum) for docnum, score in
-                    ((hit.docnum, hit.score) for hit in theirs)]
-        assert sorted((round(sc, 9), -d) for sc, d in top) == \
-            sorted((sc, -d) for sc, d in expected), text
+        expected = [
+            (round(score, 9), docnum) for docnum, score in ((hit.docnum, hit.score) for hit in theirs)
+        ]
+        assert sorted((round(sc, 9), -d) for sc, d in top) == sorted((sc, -d) for sc, d in expected), text
         assert [d for _, d in top] == [d for _, d in expected], text
         if counted:
             assert total == len(theirs), text  # the count Whoosh finds by re-running the match
@@ -57,8 +76,9 @@ def _compare(index: SearchIndex, searcher: Searcher, text: str, limit: int = 50,
         return total, counted
 
 
-def test_same_ranking_as_whoosh_on_one_segment(corpus_file: Path, tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_same_ranking_as_whoosh_on_one_segment(
+    corpus_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Enter's counts are exact whatever the number of candidates."""
     _, index = _open(corpus_file, tmp_path, monkeypatch)
     assert len(index.index()._segments()) == 1
@@ -71,14 +91,16 @@ def test_same_ranking_as_whoosh_on_one_segment(corpus_file: Path, tmp_path: Path
     monkeypatch.setattr(fastscore, "PHRASE_CHECKS", 5)
     for text in ['"neural network"', '"of the"', '"learning model"~3']:
         assert _compare(index, searcher, text, limit=3)[1], text
-    stopped = [_compare(index, searcher, text, limit=3, exact=False)
-               for text in ['"neural network"', '"of the"']]
+    stopped = [
+        _compare(index, searcher, text, limit=3, exact=False) for text in ['"neural network"', '"of the"']
+    ]
     assert any(not counted for _, counted in stopped)
     index.close()
 
 
-def test_same_ranking_after_an_update_with_deletions(corpus_file: Path, tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_same_ranking_after_an_update_with_deletions(
+    corpus_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """An incremental update adds a segment and deletes replaced papers in the first one."""
     work = tmp_path / "papers.jsonl"
     shutil.copy(corpus_file, work)
@@ -97,8 +119,9 @@ def test_same_ranking_after_an_update_with_deletions(corpus_file: Path, tmp_path
     index.close()
 
 
-def test_queries_it_does_not_cover_go_to_whoosh(corpus_file: Path, tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_queries_it_does_not_cover_go_to_whoosh(
+    corpus_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _, index = _open(corpus_file, tmp_path, monkeypatch)
     with index.searcher() as s:
         assert fastscore.search(s, query.Every(), 10) is None

@@ -16,8 +16,9 @@ from tui_reader.search import index as index_module
 from tui_reader.search.index import SearchIndex
 from tui_reader.search.searcher import Searcher
 
-NEW_PARAGRAPH = ("Zygomorphic flibbertigibbet quantisation makes sparse transformers faster "
-                 "on commodity hardware.")
+NEW_PARAGRAPH = (
+    "Zygomorphic flibbertigibbet quantisation makes sparse transformers faster on commodity hardware."
+)
 
 
 def open_index(folder: Path) -> tuple[Corpus, SearchIndex]:
@@ -151,8 +152,12 @@ def test_edited_paragraph_replaces_the_old_document(built: Built) -> None:
     path = folder / SEED_FILES[1].name
     text = path.read_text("utf-8")
     assert text.count("Decentralized SGD is a fundamental algorithm") == 1
-    path.write_text(text.replace("Decentralized SGD is a fundamental algorithm",
-                                 "Decentralized SGD is a quixotic algorithm"), "utf-8")
+    path.write_text(
+        text.replace(
+            "Decentralized SGD is a fundamental algorithm", "Decentralized SGD is a quixotic algorithm"
+        ),
+        "utf-8",
+    )
     st = path.stat()
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10_000_000_000))
     _, ix = open_index(folder)

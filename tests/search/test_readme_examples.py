@@ -17,18 +17,42 @@ from tui_reader.search.searcher import Searcher
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 RECORDS = [
-    ("Graph neural networks for molecules", "Yoshua Bengio, Ada Lovelace", "icml2019",
-     "We study graph neural networks and message passing for molecule property prediction."),
-    ("Vision transformers at scale", "Grace Hopper", "NeurIPS 2018",
-     "A transformer for vision trained on large image collections; graph structure is ignored."),
-    ("Language models as planners", "Alan Turing", "nips2017",
-     "Large language models plan robot actions from instructions in natural language."),
-    ("Reinforcement learning for robot control", "Emmy Noether", "icra2021",
-     "Deep reinforcement learning trains a robot arm; a graph of contacts guides exploration."),
-    ("Bayesian optimisation revisited", "Kurt Gödel", "Proc. of ICML 2020",
-     "Bayesian optimisation with Gaussian processes tunes neural network hyperparameters."),
-    ("Scene graphs for vision", "Marie Curie", "eccv2022",
-     "Scene graph generation links objects in vision tasks with a graph neural model."),
+    (
+        "Graph neural networks for molecules",
+        "Yoshua Bengio, Ada Lovelace",
+        "icml2019",
+        "We study graph neural networks and message passing for molecule property prediction.",
+    ),
+    (
+        "Vision transformers at scale",
+        "Grace Hopper",
+        "NeurIPS 2018",
+        "A transformer for vision trained on large image collections; graph structure is ignored.",
+    ),
+    (
+        "Language models as planners",
+        "Alan Turing",
+        "nips2017",
+        "Large language models plan robot actions from instructions in natural language.",
+    ),
+    (
+        "Reinforcement learning for robot control",
+        "Emmy Noether",
+        "icra2021",
+        "Deep reinforcement learning trains a robot arm; a graph of contacts guides exploration.",
+    ),
+    (
+        "Bayesian optimisation revisited",
+        "Kurt Gödel",
+        "Proc. of ICML 2020",
+        "Bayesian optimisation with Gaussian processes tunes neural network hyperparameters.",
+    ),
+    (
+        "Scene graphs for vision",
+        "Marie Curie",
+        "eccv2022",
+        "Scene graph generation links objects in vision tasks with a graph neural model.",
+    ),
 ]
 
 
@@ -36,9 +60,16 @@ RECORDS = [
 def searcher(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Searcher]:
     base = tmp_path_factory.mktemp("readme")
     path = base / "papers.jsonl"
-    path.write_text("".join(json.dumps({"title": t, "authors": a, "venue": v, "abstract": x,
-                                        "url": f"https://example.org/{n}"}) + "\n"
-                            for n, (t, a, v, x) in enumerate(RECORDS)), "utf-8")
+    path.write_text(
+        "".join(
+            json.dumps(
+                {"title": t, "authors": a, "venue": v, "abstract": x, "url": f"https://example.org/{n}"}
+            )
+            + "\n"
+            for n, (t, a, v, x) in enumerate(RECORDS)
+        ),
+        "utf-8",
+    )
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("TUI_READER_CACHE_DIR", str(base / "cache"))
         corpus = load_corpus([path], use_cache=False)

@@ -46,11 +46,18 @@ def gnn(seed_corpus: Corpus) -> str:
 
 # -- each query form ----------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "words", [("graph",), ("graph", "neural"), ("language", "models", "reasoning"),
-              ("diffusion", "sampling"), ("reinforcement", "learning")],
+    "words",
+    [
+        ("graph",),
+        ("graph", "neural"),
+        ("language", "models", "reasoning"),
+        ("diffusion", "sampling"),
+        ("reinforcement", "learning"),
+    ],
 )
-def test_plain_words_are_all_required(seed_searcher: Searcher, terms_of: dict[str, set[str]],
-                                      words: tuple[str, ...]) -> None:
+def test_plain_words_are_all_required(
+    seed_searcher: Searcher, terms_of: dict[str, set[str]], words: tuple[str, ...]
+) -> None:
     result = seed_searcher.search(" ".join(words))
     expected = having(terms_of, *words)
     assert expected, words  # a query that matches nothing would prove nothing
@@ -94,8 +101,7 @@ def test_title_field(seed_searcher: Searcher, seed_corpus: Corpus) -> None:
     assert [seed_corpus.titles[h.row] for h in result.hits] == [
         t for t in seed_corpus.titles if t.startswith("ConPress")
     ]
-    in_titles = {seed_corpus.ids[i] for i, t in enumerate(seed_corpus.titles)
-                 if "graph" in t.lower()}
+    in_titles = {seed_corpus.ids[i] for i, t in enumerate(seed_corpus.titles) if "graph" in t.lower()}
     assert ids(seed_searcher.search("title:graph")) == in_titles
     assert len(in_titles) < seed_searcher.search("graph").total
 
@@ -167,9 +173,28 @@ def test_unknown_field_notice_names_it(seed_searcher: Searcher) -> None:
 
 @pytest.mark.parametrize(
     "query",
-    ['"', "()", "~", "\\", "^", "[", "}", "NOT", "a:b:c", ":graph", "graph~~", "graph^abc",
-     "year:{2020 TO]", "?", "*", "title:*", pytest.param("x" * 300, id="x*300"), "graph\x00",
-     "year:<", "OR OR OR"],
+    [
+        '"',
+        "()",
+        "~",
+        "\\",
+        "^",
+        "[",
+        "}",
+        "NOT",
+        "a:b:c",
+        ":graph",
+        "graph~~",
+        "graph^abc",
+        "year:{2020 TO]",
+        "?",
+        "*",
+        "title:*",
+        pytest.param("x" * 300, id="x*300"),
+        "graph\x00",
+        "year:<",
+        "OR OR OR",
+    ],
 )
 def test_odd_input_never_raises(seed_searcher: Searcher, query: str) -> None:
     for typeahead in (False, True):
@@ -180,8 +205,13 @@ def test_odd_input_never_raises(seed_searcher: Searcher, query: str) -> None:
 # -- suggestions --------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("query", "suggestion"),
-    [("lerning", "learning"), ("grpah", "graph"), ("difusion", "diffusion"),
-     ("neurel networks", "neural networks"), ("graph lerning", "graph learning")],
+    [
+        ("lerning", "learning"),
+        ("grpah", "graph"),
+        ("difusion", "diffusion"),
+        ("neurel networks", "neural networks"),
+        ("graph lerning", "graph learning"),
+    ],
 )
 def test_did_you_mean(seed_searcher: Searcher, query: str, suggestion: str) -> None:
     result = seed_searcher.search(query)
@@ -197,11 +227,18 @@ def test_no_suggestion_for_good_or_hopeless_queries(seed_searcher: Searcher) -> 
 
 # -- snippets -----------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "query", ["graph", "reinforcement learning", '"graph neural networks"', "grap*", "lerning~",
-              "diffusion models", "title:ConPress"],
+    "query",
+    [
+        "graph",
+        "reinforcement learning",
+        '"graph neural networks"',
+        "grap*",
+        "lerning~",
+        "diffusion models",
+        "title:ConPress",
+    ],
 )
-def test_snippet_spans_point_at_query_words(seed_searcher: Searcher, seed_corpus: Corpus,
-                                            query: str) -> None:
+def test_snippet_spans_point_at_query_words(seed_searcher: Searcher, seed_corpus: Corpus, query: str) -> None:
     result = seed_searcher.search(query)
     assert result.hits and result.terms
     for hit in result.hits:
@@ -254,16 +291,20 @@ def test_similar_ranks_a_related_paper_first(seed_searcher: Searcher, seed_corpu
 
 
 # -- type-ahead ---------------------------------------------------------------------------------
-@pytest.mark.parametrize(("text", "title"), [
-    ("gra", "Graph neural networks are not continuous"),
-    ("gr", "Graph neural networks are not continuous"),
-    ("graph neu", "Graph neural networks are not continuous"),
-    ("neural gra", "Graph neural networks are not continuous"),
-    ("diff", "ROPA: Robust Parallel Diffusion Sampling"),
-    ("ConP", "ConPress"),
-])
-def test_typeahead_completes_the_word_being_typed(seed_searcher: Searcher, seed_corpus: Corpus,
-                                                  text: str, title: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("gra", "Graph neural networks are not continuous"),
+        ("gr", "Graph neural networks are not continuous"),
+        ("graph neu", "Graph neural networks are not continuous"),
+        ("neural gra", "Graph neural networks are not continuous"),
+        ("diff", "ROPA: Robust Parallel Diffusion Sampling"),
+        ("ConP", "ConPress"),
+    ],
+)
+def test_typeahead_completes_the_word_being_typed(
+    seed_searcher: Searcher, seed_corpus: Corpus, text: str, title: str
+) -> None:
     result = seed_searcher.search(text, typeahead=True)
     assert result.kind == "typeahead" and result.notice is None
     assert seed_corpus.ids[row_of(seed_corpus, title)] in ids(result)
@@ -275,8 +316,9 @@ def test_typeahead_is_what_finds_partial_words(seed_searcher: Searcher, gnn: str
     assert gnn in ids(seed_searcher.search("gra", typeahead=True))
 
 
-def test_typeahead_tolerates_mid_typing_states(seed_searcher: Searcher,
-                                               terms_of: dict[str, set[str]]) -> None:
+def test_typeahead_tolerates_mid_typing_states(
+    seed_searcher: Searcher, terms_of: dict[str, set[str]]
+) -> None:
     graph = having(terms_of, "graph")
     for text in ("graph AND", "graph OR ", "graph ", '"graph', '"graph neural'):
         result = seed_searcher.search(text, typeahead=True)
@@ -305,8 +347,7 @@ def test_typeahead_keeps_not(seed_searcher: Searcher, gnn: str, text: str) -> No
 
 
 @pytest.mark.parametrize("text", ["NOT gra", "graph NOT neu"])
-def test_typeahead_never_completes_an_excluded_word(seed_searcher: Searcher, gnn: str,
-                                                    text: str) -> None:
+def test_typeahead_never_completes_an_excluded_word(seed_searcher: Searcher, gnn: str, text: str) -> None:
     """Completing "neu" to "neural" would exclude papers the typed "neu" does not: the word
     under NOT is excluded as typed, until it is finished."""
     result = seed_searcher.search(text, typeahead=True, limit=1000)
@@ -325,18 +366,40 @@ def meta_searcher(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Searcher
     base = tmp_path_factory.mktemp("meta-index")
     folder = base / "corpus"
     folder.mkdir()
-    (folder / "main.json").write_text(json.dumps([
-        {"title": "Sparse attention for long documents", "year": 2021, "venue": "NeurIPS 2021",
-         "abstract": "We study sparse attention in transformers for long documents.",
-         "authors": ["Ada Lovelace", "Kurt Gödel"]},
-        {"title": "Kernel methods revisited", "year": 2019, "venue": "ICML",
-         "abstract": "Kernel methods remain competitive for tabular data.",
-         "authors": "Grace Hopper; Alan Turing"},
-    ]), "utf-8")
-    (folder / "extra.jsonl").write_text(json.dumps({
-        "title": "Quantum annealing schedules", "summary": "Annealing schedules for quantum "
-        "optimisation.", "author": "Emmy Noether", "venue": "QIP", "date": "2023-02-01",
-    }) + "\n", "utf-8")
+    (folder / "main.json").write_text(
+        json.dumps(
+            [
+                {
+                    "title": "Sparse attention for long documents",
+                    "year": 2021,
+                    "venue": "NeurIPS 2021",
+                    "abstract": "We study sparse attention in transformers for long documents.",
+                    "authors": ["Ada Lovelace", "Kurt Gödel"],
+                },
+                {
+                    "title": "Kernel methods revisited",
+                    "year": 2019,
+                    "venue": "ICML",
+                    "abstract": "Kernel methods remain competitive for tabular data.",
+                    "authors": "Grace Hopper; Alan Turing",
+                },
+            ]
+        ),
+        "utf-8",
+    )
+    (folder / "extra.jsonl").write_text(
+        json.dumps(
+            {
+                "title": "Quantum annealing schedules",
+                "summary": "Annealing schedules for quantum optimisation.",
+                "author": "Emmy Noether",
+                "venue": "QIP",
+                "date": "2023-02-01",
+            }
+        )
+        + "\n",
+        "utf-8",
+    )
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("TUI_READER_CACHE_DIR", str(base / "cache"))
         corpus = load_corpus([folder], use_cache=False)
@@ -353,30 +416,36 @@ def titles(searcher: Searcher, query: str) -> set[str]:
     return {searcher.corpus.titles[h.row] for h in result.hits}
 
 
-SPARSE, KERNEL, QUANTUM = ("Sparse attention for long documents", "Kernel methods revisited",
-                           "Quantum annealing schedules")
+SPARSE, KERNEL, QUANTUM = (
+    "Sparse attention for long documents",
+    "Kernel methods revisited",
+    "Quantum annealing schedules",
+)
 
 
-@pytest.mark.parametrize(("query", "expected"), [
-    ("authors:lovelace", {SPARSE}),
-    ("authors:godel", {SPARSE}),  # accents fold
-    ("authors:Gödel", {SPARSE}),
-    ("authors:turing", {KERNEL}),
-    ("authors:noether", {QUANTUM}),
-    ('authors:"grace hopper"', {KERNEL}),
-    ("venue:neurips", {SPARSE}),
-    ("venue:icml", {KERNEL}),
-    ("year:2021", {SPARSE}),
-    ("year:2023", {QUANTUM}),
-    ("year:[2020 TO 2030]", {SPARSE, QUANTUM}),
-    ("year:>2020", {SPARSE, QUANTUM}),
-    ("year:>=2021", {SPARSE, QUANTUM}),
-    ("sources:extra", {QUANTUM}),
-    ("sources:main", {SPARSE, KERNEL}),
-    ("title:kernel", {KERNEL}),
-    ("kernel OR annealing", {KERNEL, QUANTUM}),
-    ("authors:lovelace OR authors:noether", {SPARSE, QUANTUM}),
-])
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("authors:lovelace", {SPARSE}),
+        ("authors:godel", {SPARSE}),  # accents fold
+        ("authors:Gödel", {SPARSE}),
+        ("authors:turing", {KERNEL}),
+        ("authors:noether", {QUANTUM}),
+        ('authors:"grace hopper"', {KERNEL}),
+        ("venue:neurips", {SPARSE}),
+        ("venue:icml", {KERNEL}),
+        ("year:2021", {SPARSE}),
+        ("year:2023", {QUANTUM}),
+        ("year:[2020 TO 2030]", {SPARSE, QUANTUM}),
+        ("year:>2020", {SPARSE, QUANTUM}),
+        ("year:>=2021", {SPARSE, QUANTUM}),
+        ("sources:extra", {QUANTUM}),
+        ("sources:main", {SPARSE, KERNEL}),
+        ("title:kernel", {KERNEL}),
+        ("kernel OR annealing", {KERNEL, QUANTUM}),
+        ("authors:lovelace OR authors:noether", {SPARSE, QUANTUM}),
+    ],
+)
 def test_metadata_fields(meta_searcher: Searcher, query: str, expected: set[str]) -> None:
     assert titles(meta_searcher, query) == expected
 

@@ -31,6 +31,7 @@ class ReaderApp(App[None]):
         """The palette lists every reader action (from commands.py) beside Textual's own."""
         if isinstance(screen, MainScreen):
             for command in COMMANDS:
-                yield SystemCommand(command.title, command.help,
-                                    lambda action=command.action: screen.run_action(action))
+                yield SystemCommand(
+                    command.title, command.help, lambda action=command.action: screen.run_action(action)
+                )
         yield from super().get_system_commands(screen)

@@ -42,8 +42,13 @@ class PaperProvider(Provider):
                 continue
             title = titles[row]
             display = Content(title).stylize("bold $text-accent", at, at + len(needle))
-            yield Hit(100.0 - at / 10, display, partial(screen.go_to_row, row), text=title,
-                      help=f"go to paper {screen.corpus.ids[row]}")
+            yield Hit(
+                100.0 - at / 10,
+                display,
+                partial(screen.go_to_row, row),
+                text=title,
+                help=f"go to paper {screen.corpus.ids[row]}",
+            )
             found += 1
             if found >= MAX_HITS:
                 break
@@ -55,5 +60,8 @@ class PaperProvider(Provider):
         row = screen.papers.highlighted_row
         if row is not None:
             title = screen.corpus.titles[row]
-            yield DiscoveryHit(Content("Go to paper… (type part of a title)"),
-                               partial(screen.go_to_row, row), help=Content(title))
+            yield DiscoveryHit(
+                Content("Go to paper… (type part of a title)"),
+                partial(screen.go_to_row, row),
+                help=Content(title),
+            )

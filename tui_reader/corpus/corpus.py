@@ -53,8 +53,9 @@ class Corpus:
         for i, (f, r) in enumerate(self._loc):
             if self.files[f].generated[r]:
                 generated_rows.append(i)
-        taken = {self.titles[i].casefold() for i, (f, r) in enumerate(self._loc)
-                 if not self.files[f].generated[r]}
+        taken = {
+            self.titles[i].casefold() for i, (f, r) in enumerate(self._loc) if not self.files[f].generated[r]
+        }
         unique = uniquify([self.titles[i] for i in generated_rows], taken)
         for i, title in zip(generated_rows, unique, strict=True):
             self.titles[i] = title
@@ -83,7 +84,7 @@ class Corpus:
     def record_key(self, i: int) -> bytes:
         """Hash of the raw source record behind paper i (changes when its file entry changes)."""
         f, r = self._loc[i]
-        return self.files[f].keys[r * 12:(r + 1) * 12]
+        return self.files[f].keys[r * 12 : (r + 1) * 12]
 
     def abstract(self, i: int) -> str:
         f, r = self._loc[i]

@@ -37,8 +37,6 @@ class CorpusError(Exception):
     """A problem with the paths the user gave (not with a file's contents): exit code 2."""
 
 
-
-
 def _fmt(path: Path) -> str:
     name = path.name.lower()
     if name.endswith(".gz"):
@@ -127,8 +125,15 @@ def _year(value: object) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def make_paper(abstract_raw: str, source: str, title_raw: str = "", authors: object = None,
-               venue: object = None, year: object = None, url: object = None) -> Paper | None:
+def make_paper(
+    abstract_raw: str,
+    source: str,
+    title_raw: str = "",
+    authors: object = None,
+    venue: object = None,
+    year: object = None,
+    url: object = None,
+) -> Paper | None:
     abstract = normalise(abstract_raw)
     if not abstract:
         return None
@@ -179,9 +184,7 @@ def _json_records(path: Path, text: str, warnings: list[str]) -> list[Record] | 
     if not isinstance(data, list):
         warnings.append(f"{path}: JSON is not a list of papers")
         return []
-    return [
-        (_key(json.dumps(d, sort_keys=True).encode()), d) for d in data if isinstance(d, dict)
-    ]
+    return [(_key(json.dumps(d, sort_keys=True).encode()), d) for d in data if isinstance(d, dict)]
 
 
 def _text_records(text: str) -> list[Record]:
@@ -263,6 +266,11 @@ def build(path: Path, payload: object) -> Paper | None:
     if not isinstance(abstract, str):
         return None
     return make_paper(
-        abstract, source, str(_first(payload, TITLE_KEYS) or ""), _first(payload, AUTHOR_KEYS),
-        _first(payload, VENUE_KEYS), _first(payload, YEAR_KEYS), _first(payload, URL_KEYS),
+        abstract,
+        source,
+        str(_first(payload, TITLE_KEYS) or ""),
+        _first(payload, AUTHOR_KEYS),
+        _first(payload, VENUE_KEYS),
+        _first(payload, YEAR_KEYS),
+        _first(payload, URL_KEYS),
     )

@@ -41,8 +41,17 @@ class Paper:
 
     def to_tuple(self) -> tuple[object, ...]:
         """Compact form for the parse cache (pickles faster than a dict)."""
-        return (self.id, self.title, self.abstract, self.authors, self.venue, self.year, self.url,
-                self.sources, self.title_generated)
+        return (
+            self.id,
+            self.title,
+            self.abstract,
+            self.authors,
+            self.venue,
+            self.year,
+            self.url,
+            self.sources,
+            self.title_generated,
+        )
 
     @classmethod
     def from_tuple(cls, row: tuple) -> Paper:  # type: ignore[type-arg]

@@ -41,17 +41,27 @@ Row = tuple  # (id, title, abstract, authors, venue, year, url, title_generated)
 
 def _encode(paper: Paper) -> bytes:
     return json.dumps(
-        [paper.id, paper.title, paper.abstract, paper.authors, paper.venue, paper.year, paper.url,
-         paper.title_generated],
-        ensure_ascii=False, separators=(",", ":"),
+        [
+            paper.id,
+            paper.title,
+            paper.abstract,
+            paper.authors,
+            paper.venue,
+            paper.year,
+            paper.url,
+            paper.title_generated,
+        ],
+        ensure_ascii=False,
+        separators=(",", ":"),
     ).encode("utf-8", "surrogatepass")
 
 
 class Rows:
     """Encoded rows, in memory or in a file read with pread (thread-safe, no shared seek)."""
 
-    def __init__(self, blobs: list[bytes] | None = None, path: Path | None = None,
-                 offsets: array | None = None) -> None:
+    def __init__(
+        self, blobs: list[bytes] | None = None, path: Path | None = None, offsets: array | None = None
+    ) -> None:
         self._blobs = blobs
         self._path = path
         self._offsets = offsets
@@ -129,8 +139,9 @@ def _from_meta(path: Path, meta: dict) -> FileData | None:
     if not rows_path.exists():
         return None
     rows = Rows(path=rows_path, offsets=meta["offsets"])
-    return FileData(path, meta["ids"], meta["titles"], meta["generated"], rows,
-                    list(meta["warnings"]), meta["keys"])
+    return FileData(
+        path, meta["ids"], meta["titles"], meta["generated"], rows, list(meta["warnings"]), meta["keys"]
+    )
 
 
 def load_file(path: Path, use_cache: bool = True) -> FileData:
@@ -138,8 +149,7 @@ def load_file(path: Path, use_cache: bool = True) -> FileData:
     try:
         signature = file_signature(path)
     except OSError as exc:
-        return FileData(path, [], [], bytearray(), Rows([]),
-                        [f"{path}: cannot read ({exc.strerror or exc})"])
+        return FileData(path, [], [], bytearray(), Rows([]), [f"{path}: cannot read ({exc.strerror or exc})"])
     meta_path = _meta_path(path)
     old = _read_meta(meta_path) if use_cache else None
     if old and old["path"] == str(path) and old["signature"] == signature:
@@ -226,7 +236,7 @@ def _parse(path: Path, previous: FileData | None, sink: _RowSink) -> FileData:
     reuse: dict[bytes, int] = {}
     if previous and previous.keys:
         k = previous.keys
-        reuse = {k[i * 12:(i + 1) * 12]: i for i in range(len(k) // 12)}
+        reuse = {k[i * 12 : (i + 1) * 12]: i for i in range(len(k) // 12)}
     keys: list[bytes] = []
     skipped = 0
     for key, payload in stream:
@@ -273,9 +283,16 @@ def _store(data: FileData, meta_path: Path, signature: tuple[int, int], old: dic
             offsets.append(total)
         atomic_write_bytes(rows_path, b"\n".join(blobs) + b"\n")
     meta = {
-        "version": LOADER_VERSION, "path": str(data.path), "signature": signature,
-        "ids": data.ids, "titles": data.titles, "generated": data.generated,
-        "warnings": data.warnings, "keys": data.keys, "offsets": offsets, "rows": rows_name,
+        "version": LOADER_VERSION,
+        "path": str(data.path),
+        "signature": signature,
+        "ids": data.ids,
+        "titles": data.titles,
+        "generated": data.generated,
+        "warnings": data.warnings,
+        "keys": data.keys,
+        "offsets": offsets,
+        "rows": rows_name,
     }
     atomic_write_bytes(meta_path, pickle.dumps(meta, protocol=pickle.HIGHEST_PROTOCOL))
     if old and old.get("rows") != rows_name:

@@ -15,9 +15,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(])")
 # A coined name: mixed case, digits or hyphens inside (ConPress, M-IDoL, LaViDa-R1, GPUA, RARO).
 _NAME = r"(?:[A-Z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*)"
 _CODED = re.compile(r"^(?=.*[A-Z].*[A-Z0-9]|.*[-+])[A-Z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*$")
-_LONG_WITH_ACRONYM = re.compile(
-    r"((?:[A-Z][\w-]*\s+){1,8}?(?:[A-Za-z][\w-]*))\s+\((" + _NAME + r")s?\)"
-)
+_LONG_WITH_ACRONYM = re.compile(r"((?:[A-Z][\w-]*\s+){1,8}?(?:[A-Za-z][\w-]*))\s+\((" + _NAME + r")s?\)")
 _LEADS = re.compile(
     r"^(?:in\s+this\s+(?:paper|work)\s*,?\s*|here\s*,?\s*|we\s+(?:show|find|argue|demonstrate|study|"
     r"investigate|consider|prove|observe)\s+(?:that\s+)?|this\s+(?:paper|work)\s+(?:studies|shows|"
@@ -65,7 +63,7 @@ def _named(sentences: list[str], emphasis: Iterable[str]) -> tuple[str, str] | N
     for intro in (_STRONG, _WEAK):
         for sentence in sentences:
             for found in intro.finditer(sentence):
-                named = _name_at(sentence[found.end():])
+                named = _name_at(sentence[found.end() :])
                 if named:
                     return named
     return None
@@ -86,7 +84,7 @@ def _name_at(rest: str) -> tuple[str, str] | None:
     words = name.split()
     if not (_CODED.match(words[0]) or len(words) >= 2):
         return None
-    return name, _descriptor(rest[phrase.end():])
+    return name, _descriptor(rest[phrase.end() :])
 
 
 def _descriptor(rest: str) -> str:

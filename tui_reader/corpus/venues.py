@@ -60,11 +60,14 @@ VENUES: tuple[Venue, ...] = (
     _v("IJCV", "ijcv", "international journal of computer vision"),
     _v("MICCAI", "miccai", "medical image computing and computer assisted intervention"),
     # language and speech
-    _v("ACL", "acl", "annual meeting of the association for computational linguistics",
-       "association for computational linguistics"),
+    _v(
+        "ACL",
+        "acl",
+        "annual meeting of the association for computational linguistics",
+        "association for computational linguistics",
+    ),
     _v("EMNLP", "emnlp", "empirical methods in natural language processing"),
-    _v("NAACL", "naacl",
-       "north american chapter of the association for computational linguistics"),
+    _v("NAACL", "naacl", "north american chapter of the association for computational linguistics"),
     _v("EACL", "eacl", "european chapter of the association for computational linguistics"),
     _v("AACL", "aacl", "asia pacific chapter of the association for computational linguistics"),
     _v("TACL", "tacl", "transactions of the association for computational linguistics"),
@@ -117,14 +120,14 @@ def _take_year(text: str) -> tuple[str, int | None]:
     if "arxiv" in text.lower():
         m = _ARXIV_ID.search(text)  # 2301.01234 is January 2023, not the year 2301
         if m:
-            return text[:m.start()] + text[m.end():], 2000 + int(m.group(1))
+            return text[: m.start()] + text[m.end() :], 2000 + int(m.group(1))
     for pattern, convert in ((_YEAR4, int), (_YEAR2, _two_digit)):
         m = pattern.search(text)
         if m:
-            return f"{text[:m.start()]} {text[m.end():]}", convert(m.group(1))
+            return f"{text[: m.start()]} {text[m.end() :]}", convert(m.group(1))
     for m in _GLUED2.finditer(text):
         if m.group(1).lower() in _LOOKUP:
-            return f"{text[:m.start()]}{m.group(1)} {text[m.end():]}", _two_digit(m.group(2))
+            return f"{text[: m.start()]}{m.group(1)} {text[m.end() :]}", _two_digit(m.group(2))
     return text, None
 
 
@@ -132,7 +135,7 @@ def _find(words: list[str]) -> Venue | None:
     """The venue whose longest name appears in the words (the leftmost, among equally long)."""
     for n in range(min(_LONGEST, len(words)), 0, -1):
         for i in range(len(words) - n + 1):
-            venue = _LOOKUP.get(" ".join(words[i:i + n]))
+            venue = _LOOKUP.get(" ".join(words[i : i + n]))
             if venue is not None:
                 return venue
     return None

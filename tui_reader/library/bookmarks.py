@@ -35,8 +35,7 @@ class Bookmark:
     extra: dict[str, object] = field(default_factory=dict)  # fields we do not know: kept as-is
 
     def to_dict(self) -> dict[str, object]:
-        return {**self.extra, "id": self.id, "title": self.title, "added": self.added,
-                "note": self.note}
+        return {**self.extra, "id": self.id, "title": self.title, "added": self.added, "note": self.note}
 
 
 def _now() -> str:
@@ -97,7 +96,9 @@ class BookmarkStore:
             if isinstance(entry, dict) and isinstance(entry.get("id"), str):
                 known = {"id", "title", "added", "note"}
                 items[entry["id"]] = Bookmark(
-                    entry["id"], str(entry.get("title", "")), str(entry.get("added", "")),
+                    entry["id"],
+                    str(entry.get("title", "")),
+                    str(entry.get("added", "")),
                     str(entry.get("note", "") or ""),
                     {k: v for k, v in entry.items() if k not in known},
                 )
@@ -139,9 +140,7 @@ class BookmarkStore:
                 raise ReadOnlyStore(self.warnings[-1] if self.warnings else str(self.path))
             apply(current)
             payload = {"version": VERSION, "bookmarks": [b.to_dict() for b in current.values()]}
-            atomic_write_bytes(
-                self.path, (json.dumps(payload, indent=2, ensure_ascii=False) + "\n").encode()
-            )
+            atomic_write_bytes(self.path, (json.dumps(payload, indent=2, ensure_ascii=False) + "\n").encode())
             self._items = current
 
     def add(self, pid: str, title: str, note: str = "") -> Bookmark:
@@ -192,8 +191,14 @@ def export(marks: Iterable[Bookmark], lookup: Callable[[str], Paper | None], fmt
             paper = papers[m.id]
             entry["in_corpus"] = paper is not None
             if paper:
-                entry.update(abstract=paper.abstract, authors=paper.authors, venue=paper.venue,
-                             year=paper.year, url=paper.url, sources=paper.sources)
+                entry.update(
+                    abstract=paper.abstract,
+                    authors=paper.authors,
+                    venue=paper.venue,
+                    year=paper.year,
+                    url=paper.url,
+                    sources=paper.sources,
+                )
             out.append(entry)
         return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":

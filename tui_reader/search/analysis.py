@@ -31,8 +31,13 @@ _WORDS = re.compile(r"\w+(?:[.]\w+)*+").findall
 
 def stem_chain():  # type: ignore[no-untyped-def]
     # Unbounded stem cache: the default LRU of 50k costs ~15% of build time at 87k papers.
-    return (RegexTokenizer(TOKEN) | LowercaseFilter() | CharsetFilter(accent_map)
-            | StopFilter() | StemFilter(cachesize=-1))
+    return (
+        RegexTokenizer(TOKEN)
+        | LowercaseFilter()
+        | CharsetFilter(accent_map)
+        | StopFilter()
+        | StemFilter(cachesize=-1)
+    )
 
 
 def fold_chain():  # type: ignore[no-untyped-def]
@@ -68,12 +73,32 @@ class _Fused(Analyzer):
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__init__()  # type: ignore[misc]
 
-    def __call__(self, value, positions=False, chars=False, keeporiginal=False,  # type: ignore[no-untyped-def]
-                 removestops=True, start_pos=0, start_char=0, tokenize=True, mode="", **kwargs):
+    def __call__(
+        self,
+        value,
+        positions=False,
+        chars=False,
+        keeporiginal=False,  # type: ignore[no-untyped-def]
+        removestops=True,
+        start_pos=0,
+        start_char=0,
+        tokenize=True,
+        mode="",
+        **kwargs,
+    ):
         if chars or keeporiginal or not removestops or not tokenize or start_pos or start_char:
-            return self._chain(value, positions=positions, chars=chars, keeporiginal=keeporiginal,
-                               removestops=removestops, start_pos=start_pos, start_char=start_char,
-                               tokenize=tokenize, mode=mode, **kwargs)
+            return self._chain(
+                value,
+                positions=positions,
+                chars=chars,
+                keeporiginal=keeporiginal,
+                removestops=removestops,
+                start_pos=start_pos,
+                start_char=start_char,
+                tokenize=tokenize,
+                mode=mode,
+                **kwargs,
+            )
         return self._tokens(value, positions, mode, kwargs)
 
     def _tokens(self, value: str, positions: bool, mode: str, kwargs: dict[str, Any]):  # type: ignore[no-untyped-def]

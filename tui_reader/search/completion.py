@@ -27,8 +27,9 @@ class Completer:
         self.small = reader.doc_count() <= limit
         self.vocabulary = Vocabulary(reader, "content" if self.small else "tw")
 
-    def complete(self, reader: IndexReader, fieldname: str, typed: str, as_typed: object
-                 ) -> list[query.Query]:
+    def complete(
+        self, reader: IndexReader, fieldname: str, typed: str, as_typed: object
+    ) -> list[query.Query]:
         """Terms to OR with ``Term(fieldname, as_typed)``: the typed word's most frequent
         completions, added while their postings stay under COMPLETION_POSTINGS."""
         folded = fold(typed)

@@ -43,8 +43,9 @@ class _Unsupported(Exception):
     pass
 
 
-def search(searcher: Any, q: query.Query, limit: int, exact: bool = True
-           ) -> tuple[list[tuple[float, int]], int, bool] | None:
+def search(
+    searcher: Any, q: query.Query, limit: int, exact: bool = True
+) -> tuple[list[tuple[float, int]], int, bool] | None:
     """The top ``limit`` (score, docnum) pairs, best first, the number of matches and whether
     that number is exact; None when the query or weighting is one this module does not
     reproduce. ``exact=False`` (type-ahead only) lets a phrase on its own stop checking once its
@@ -97,9 +98,18 @@ class _Leaf:
         if isinstance(q, query.AndNot):
             excluded = self.run(q.b)
             return {d: s for d, s in self.run(q.a).items() if d not in excluded}
-        if isinstance(q, query.MultiTerm) and not isinstance(q, query.Every) and q.matcher.__func__ \
-                in (query.MultiTerm.matcher, query.PatternQuery.matcher, query.Prefix.matcher,
-                    query.Wildcard.matcher) and getattr(q, "text", "x") not in ("", "*"):
+        if (
+            isinstance(q, query.MultiTerm)
+            and not isinstance(q, query.Every)
+            and q.matcher.__func__
+            in (
+                query.MultiTerm.matcher,
+                query.PatternQuery.matcher,
+                query.Prefix.matcher,
+                query.Wildcard.matcher,
+            )
+            and getattr(q, "text", "x") not in ("", "*")
+        ):
             # Expanded per segment, as Whoosh's MultiTerm.matcher does with each subsearcher.
             words = [w for w in q._btexts(self.reader) if w]
             if len(words) > MAX_TERMS:
@@ -225,8 +235,9 @@ class _Leaf:
         self.count, self.exact = len(kept) + extra, not heap
         return kept
 
-    def _summed(self, fieldname: str, words: list[bytes], tfs: dict[bytes, dict[int, float]],
-                docs: Iterable[int]) -> Scores:
+    def _summed(
+        self, fieldname: str, words: list[bytes], tfs: dict[bytes, dict[int, float]], docs: Iterable[int]
+    ) -> Scores:
         """The phrase's score for each of ``docs``: its words' BM25F summed, a repeated word
         once per occurrence, in the order Whoosh's matchers add them."""
         docs = list(docs)
@@ -248,8 +259,7 @@ class _Leaf:
         k1p = k1 + 1
         return {d: idf * ((tf * k1p) / (tf + norms[d])) for d, tf in tfs.items()}
 
-    def _term(self, fieldname: str, text: Any, boost: float, only: Container[int] | None = None
-              ) -> Scores:
+    def _term(self, fieldname: str, text: Any, boost: float, only: Container[int] | None = None) -> Scores:
         """BM25F of one term, for the papers in ``only`` if given (an AND's other words)."""
         schema = self.searcher.schema
         if fieldname not in schema:
@@ -284,8 +294,7 @@ def _boosted(scores: Scores, boost: float) -> Scores:
     return scores if boost == 1.0 else {d: s * boost for d, s in scores.items()}
 
 
-def _blocks(m: Any, values: bool = False, wanted: list[int] | None = None
-            ) -> Iterator[tuple[Any, Any, Any]]:
+def _blocks(m: Any, values: bool = False, wanted: list[int] | None = None) -> Iterator[tuple[Any, Any, Any]]:
     """(docnums, weights, values or None) a block at a time from a W3 posting list; deletions
     are filtered by the caller. Any other matcher (inlined postings) is read posting by posting.
     ``wanted`` (sorted docnums): blocks whose docnum range holds none of them are not decoded;
@@ -328,14 +337,16 @@ def _blocks(m: Any, values: bool = False, wanted: list[int] | None = None
         m._next_block()
 
 
-def _holds(d: int, words: list[bytes], raw: dict[bytes, dict[int, bytes]], decode: Any,
-           slop: int) -> bool:
+def _holds(d: int, words: list[bytes], raw: dict[bytes, dict[int, bytes]], decode: Any, slop: int) -> bool:
     """SpanNear2's test for one paper: each word within ``slop`` positions after the one before."""
     ends = set(decode(raw[words[0]][d]))
     for w in words[1:]:
         where = decode(raw[w][d])
-        ends = {p for p in where if p - 1 in ends} if slop == 1 else \
-            {p for p in where if any(1 <= p - e <= slop for e in ends)}
+        ends = (
+            {p for p in where if p - 1 in ends}
+            if slop == 1
+            else {p for p in where if any(1 <= p - e <= slop for e in ends)}
+        )
         if not ends:
             return False
     return True
@@ -355,16 +366,21 @@ def _adjacent(words: list[bytes], raw: dict[bytes, dict[int, bytes]], docs: list
         single = list(map(operator.and_, map(one, map(len, first)), map(one, map(len, second))))
         gaps = map(operator.sub, map(itemgetter(0), second), map(itemgetter(0), first))
         found = list(compress(docs, map(operator.and_, single, map(one, gaps))))  # all in C
-        found += [docs[i] for i in compress(range(len(docs)), map(operator.not_, single))
-                  if not frozenset(accumulate(first[i])).isdisjoint(
-                      accumulate(second[i], initial=-1))]
+        found += [
+            docs[i]
+            for i in compress(range(len(docs)), map(operator.not_, single))
+            if not frozenset(accumulate(first[i])).isdisjoint(accumulate(second[i], initial=-1))
+        ]
         return found
     # accumulate(deltas, initial=-i) yields -i, then each position minus i: the extra -i is
     # negative and so never in word 0's set of positions.
-    shifted = [list(map(frozenset, map(partial(accumulate, initial=-i) if i else accumulate, lists)))
-               for i, lists in enumerate(decoded)]
-    return [d for d, sets in zip(docs, zip(*shifted, strict=True), strict=True)
-            if sets[0].intersection(*sets[1:])]
+    shifted = [
+        list(map(frozenset, map(partial(accumulate, initial=-i) if i else accumulate, lists)))
+        for i, lists in enumerate(decoded)
+    ]
+    return [
+        d for d, sets in zip(docs, zip(*shifted, strict=True), strict=True) if sets[0].intersection(*sets[1:])
+    ]
 
 
 def _decode_many(values: list[bytes]) -> list[list[int]]:
@@ -390,6 +406,7 @@ def _position_decoder(fmt: Any) -> Any:
             raw = value if value.endswith(b".") else value + b"."
             found = memo[value] = list(accumulate(loads(raw[4:])))
         return found
+
     return decode
 
 

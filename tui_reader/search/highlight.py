@@ -36,7 +36,6 @@ def fold(word: str) -> str:
     return tokens[0] if tokens else word.lower()
 
 
-
 _OPEN, _CLOSE = "\x02", "\x03"  # control characters never survive normalisation, so safe markers
 
 
@@ -61,7 +60,6 @@ def _unmark(marked: str) -> tuple[str, Spans]:
             plain.append(part)
             pos += len(part)
     return "".join(plain), spans
-
 
 
 def snippet(text: str, terms: frozenset[str], maxchars: int = 220) -> tuple[str, Spans]:

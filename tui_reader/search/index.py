@@ -35,8 +35,7 @@ from tui_reader.search.analysis import FastStemAnalyzer, fold_analyzer, stem_ana
 from tui_reader.search.build.bulk import BulkBuild, BulkFailed, BulkUnsupported
 
 SCHEMA_VERSION = 8  # 7: one segment from bulk.py, fused fold analyzer; 8: year without trie terms
-__all__ = ["FastStemAnalyzer", "SearchIndex", "UpdateReport", "fold_analyzer", "make_schema",
-           "stem_analyzer"]
+__all__ = ["FastStemAnalyzer", "SearchIndex", "UpdateReport", "fold_analyzer", "make_schema", "stem_analyzer"]
 
 Progress = Callable[[int, int, str], None]
 
@@ -108,9 +107,12 @@ def _document(corpus: Corpus, i: int) -> dict[str, object]:
     paper = corpus.paper(i)
     authors = " ; ".join(paper.authors)
     doc: dict[str, object] = {
-        "id": paper.id, "title": paper.title,
+        "id": paper.id,
+        "title": paper.title,
         "content": f"{paper.title}\n{paper.title}\n{authors}\n{paper.abstract}",
-        "authors": authors, "venue": venue_terms(paper.venue), "sources": " ".join(paper.sources),
+        "authors": authors,
+        "venue": venue_terms(paper.venue),
+        "sources": " ".join(paper.sources),
         "tw": paper.title,
     }
     if paper.year:
@@ -123,7 +125,7 @@ class SearchIndex:
 
     def __init__(self, corpus: Corpus, root: Path | None = None) -> None:
         self.corpus = corpus
-        self.base = (root or paths.cache_dir() / "index")
+        self.base = root or paths.cache_dir() / "index"
         self.dir = self.base / corpus.key
         self.lock = threading.RLock()  # Whoosh searchers are not safe to share across threads
         self._ix: whoosh.index.Index | None = None
@@ -143,10 +145,14 @@ class SearchIndex:
 
     def _write_manifest(self, docs: dict[str, str], target: Path | None = None) -> None:
         folder = target or self.dir
-        manifest = {**_versions(), "files": self.corpus.file_signatures(), "docs": docs,
-                    "roots": [str(r) for r in self.corpus.roots], "index_files": _index_files(folder)}
-        atomic_write_bytes(folder / "manifest.json",
-                           json.dumps(manifest, separators=(",", ":")).encode())
+        manifest = {
+            **_versions(),
+            "files": self.corpus.file_signatures(),
+            "docs": docs,
+            "roots": [str(r) for r in self.corpus.roots],
+            "index_files": _index_files(folder),
+        }
+        atomic_write_bytes(folder / "manifest.json", json.dumps(manifest, separators=(",", ":")).encode())
 
     def status(self) -> str:
         """'fresh', 'stale' (files changed: incremental update), 'missing' or 'damaged' (both mean
@@ -164,11 +170,13 @@ class SearchIndex:
         return "fresh" if manifest.get("files") == self.corpus.file_signatures() else "stale"
 
     # -- building ---------------------------------------------------------------------------
-    def ensure(self, progress: Progress | None = None, rebuild: bool = False,
-               procs: int | None = None) -> UpdateReport:
+    def ensure(
+        self, progress: Progress | None = None, rebuild: bool = False, procs: int | None = None
+    ) -> UpdateReport:
         """Make the index match the corpus: nothing, an incremental update, or a full build."""
         started = time.perf_counter()
         self.base.mkdir(parents=True, exist_ok=True)
+
         def waiting() -> None:
             if progress:
                 progress(0, 0, "waiting for another tui-reader")

@@ -47,9 +47,8 @@ def repair(text: str, fields: frozenset[str]) -> str:
     its word, an unmatched ``)`` is ignored and open parentheses are closed at the end."""
     if text.count('"') % 2:
         at = text.rfind('"')
-        text = text[:at] + " " + text[at + 1:]
-    text = FIELD.sub(lambda m: m.group(0) if m.group(1) in fields
-                     else f"{m.group(1)} {m.group(2)}", text)
+        text = text[:at] + " " + text[at + 1 :]
+    text = FIELD.sub(lambda m: m.group(0) if m.group(1) in fields else f"{m.group(1)} {m.group(2)}", text)
     while True:
         trimmed = _TRAILING_FIELD.sub("", _TRAILING_OP.sub("", text))
         if trimmed == text:
@@ -57,7 +56,7 @@ def repair(text: str, fields: frozenset[str]) -> str:
         text = trimmed
     m = _LEADING_OP.match(text)
     if m:
-        text = " " * m.end() + text[m.end():]
+        text = " " * m.end() + text[m.end() :]
     out, depth, quoted = [], 0, False
     for ch in text:
         if ch == '"':

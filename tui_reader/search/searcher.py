@@ -85,8 +85,7 @@ class Searcher:
         self._parser.add_plugin(GtLtPlugin())
         self._parser.add_plugin(FieldAliasPlugin({DEFAULT_FIELD: ["abstract", "text", "all"]}))
         self._plain = QueryParser(DEFAULT_FIELD, schema)
-        self._fields = frozenset({"abstract", "text", "all", "title", "authors", "venue", "year",
-                                  "sources"})
+        self._fields = frozenset({"abstract", "text", "all", "title", "authors", "venue", "year", "sources"})
         self._cache: OrderedDict[tuple[str, bool, int, float], SearchResult] = OrderedDict()
         self._cache_lock = threading.Lock()
         with self.index.searcher() as searcher:
@@ -119,8 +118,9 @@ class Searcher:
             notice = f"couldn't parse the query ({trouble}); searched its plain words"
         return q.accept(fuzzy_prefix), notice
 
-    def search(self, text: str, limit: int = PAGE, typeahead: bool = False,
-               budget: float | None = None) -> SearchResult:
+    def search(
+        self, text: str, limit: int = PAGE, typeahead: bool = False, budget: float | None = None
+    ) -> SearchResult:
         """Run a query: Whoosh's whole answer, or with ``typeahead`` the words typed so far plus
         completions of the last one, within ``budget`` seconds of Whoosh's own scoring (default
         TYPEAHEAD_BUDGET; 0: none, for fetching more of a type-ahead list)."""
@@ -149,13 +149,21 @@ class Searcher:
             text = f"{self.corpus.titles[row]}\n{abstract}"
             keys = s.key_terms_from_text(DEFAULT_FIELD, text, numterms=12)
             if docnum is None:
-                return SearchResult(f"similar to {pid}", kind="similar",
-                                    notice="this paper is not in the index yet")
+                return SearchResult(
+                    f"similar to {pid}", kind="similar", notice="this paper is not in the index yet"
+                )
             results = s.more_like(docnum, DEFAULT_FIELD, text=text, top=limit, numterms=12)
             hits = self._hits((hit["id"], hit.score) for hit in results)
         took = (time.perf_counter() - started) * 1000
-        return SearchResult(f"similar to: {self.corpus.titles[row]}", hits, len(hits), True, took,
-                            terms=frozenset(t for t, _ in keys), kind="similar")
+        return SearchResult(
+            f"similar to: {self.corpus.titles[row]}",
+            hits,
+            len(hits),
+            True,
+            took,
+            terms=frozenset(t for t, _ in keys),
+            kind="similar",
+        )
 
     # -- internals --------------------------------------------------------------------------
     def _search(self, text: str, limit: int, typeahead: bool, budget: float) -> SearchResult:
@@ -189,8 +197,9 @@ class Searcher:
         result.took_ms = (time.perf_counter() - started) * 1000
         return result
 
-    def _whoosh(self, s: WhooshSearcher, q: query.Query, text: str, limit: int, budget: float,
-                result: SearchResult) -> None:
+    def _whoosh(
+        self, s: WhooshSearcher, q: query.Query, text: str, limit: int, budget: float, result: SearchResult
+    ) -> None:
         """Whoosh's own search, for what fastscore does not cover (ranges, Every, unscorable
         fields). While typing it stops after ``budget`` seconds and shows what it found so far."""
         try:
@@ -213,8 +222,7 @@ class Searcher:
             result.exact = not result.partial
 
     @staticmethod
-    def _run(s: WhooshSearcher, q: query.Query, limit: int, budget: float
-             ) -> tuple[Results, bool]:
+    def _run(s: WhooshSearcher, q: query.Query, limit: int, budget: float) -> tuple[Results, bool]:
         """Whoosh's search; with a budget, Whoosh's TimeLimitCollector, and whether it stopped."""
         if not budget:
             return s.search(q, limit=limit), False
@@ -255,18 +263,23 @@ class Searcher:
         span = querytext.typing_word(text)
         target = None
         if span is not None and span[1] - span[0] >= MIN_PARTIAL:
-            negated = {id(leaf) for n in _nodes(q) if isinstance(n, query.Not)
-                       for leaf in _nodes(n.query)}
-            target = next((leaf for leaf in _nodes(q) if isinstance(leaf, query.Term)
-                           and getattr(leaf, "endchar", None) == span[1]
-                           and id(leaf) not in negated), None)
+            negated = {id(leaf) for n in _nodes(q) if isinstance(n, query.Not) for leaf in _nodes(n.query)}
+            target = next(
+                (
+                    leaf
+                    for leaf in _nodes(q)
+                    if isinstance(leaf, query.Term)
+                    and getattr(leaf, "endchar", None) == span[1]
+                    and id(leaf) not in negated
+                ),
+                None,
+            )
         truncated = False
 
         def expand(node: query.Query) -> query.Query:
             nonlocal truncated
             if node is target:
-                more = self.completer.complete(reader, node.fieldname, text[span[0]:span[1]],
-                                               node.text)
+                more = self.completer.complete(reader, node.fieldname, text[span[0] : span[1]], node.text)
                 return query.Or([node, query.Or(more, boost=0.5)]) if more else node
             if isinstance(node, query.Prefix | query.Wildcard):
                 bounded, cut = bound(node, reader)

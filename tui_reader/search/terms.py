@@ -54,8 +54,9 @@ class Vocabulary:
         if found is None or len(found) < n:
             lo = bisect.bisect_left(self.words, prefix)
             hi = bisect.bisect_left(self.words, prefix + "\U0010ffff")
-            found = heapq.nlargest(max(n, TYPEAHEAD_COMPLETIONS), self.words[lo:hi],
-                                   key=self.freq.__getitem__)
+            found = heapq.nlargest(
+                max(n, TYPEAHEAD_COMPLETIONS), self.words[lo:hi], key=self.freq.__getitem__
+            )
             if len(self._cache) > 20_000:
                 self._cache.clear()
             self._cache[prefix] = found

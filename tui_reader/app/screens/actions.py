@@ -46,8 +46,9 @@ class PaperActions:
         try:
             on_now = self.store.toggle(pid, title)
         except (ReadOnlyStore, OSError) as exc:
-            self.app.call_from_thread(self.app.notify, f"Bookmarks not saved: {exc}",
-                                      severity="error", markup=False)
+            self.app.call_from_thread(
+                self.app.notify, f"Bookmarks not saved: {exc}", severity="error", markup=False
+            )
             return
         message = ("Bookmarked: " if on_now else "Removed bookmark: ") + title
         self.app.call_from_thread(self._bookmarks_changed, message)
@@ -82,8 +83,9 @@ class PaperActions:
         try:
             self.store.set_note(pid, note, title)
         except (ReadOnlyStore, OSError) as exc:
-            self.app.call_from_thread(self.app.notify, f"Note not saved: {exc}",
-                                      severity="error", markup=False)
+            self.app.call_from_thread(
+                self.app.notify, f"Note not saved: {exc}", severity="error", markup=False
+            )
             return
         self.app.call_from_thread(self._bookmarks_changed, f"Note saved: {title}")
 
@@ -98,15 +100,26 @@ class PaperActions:
         if row is None or self.corpus is None:
             return
         paper = self.corpus.paper(row)
-        text = (as_markdown_quote(paper.title, paper.abstract, paper.sources, paper.url)
-                if markdown else paper.abstract)
+        text = (
+            as_markdown_quote(paper.title, paper.abstract, paper.sources, paper.url)
+            if markdown
+            else paper.abstract
+        )
         self.app.copy_to_clipboard(text)  # OSC 52: works over SSH, never raises
         self.copy_to_system(text, "Markdown quote" if markdown else "abstract", paper.title)
 
     @work(thread=True, group="clipboard")
     def copy_to_system(self, text: str, what: str, title: str) -> None:
         outcome = copy_text(text)
-        route = ("to the terminal and the system clipboard" if outcome.ok
-                 else f"through the terminal only ({outcome.detail})")
-        self.app.call_from_thread(self.app.notify, f"Copied {what} ({len(text):,} chars) {route}.",
-                                  title=title[:60], markup=False, timeout=4)
+        route = (
+            "to the terminal and the system clipboard"
+            if outcome.ok
+            else f"through the terminal only ({outcome.detail})"
+        )
+        self.app.call_from_thread(
+            self.app.notify,
+            f"Copied {what} ({len(text):,} chars) {route}.",
+            title=title[:60],
+            markup=False,
+            timeout=4,
+        )

@@ -50,29 +50,42 @@ class HelpScreen(ModalScreen[None]):
         below = [s for s in self.app.screen_stack if s is not self]
         main = below[-1] if below else self.app.screen
         sections: list[tuple[str, list[tuple[str, str]]]] = [("Reader", binding_rows(main))]
-        for title, widget_type in (("Paper list", PaperList), ("Detail pane", PaperDetail),
-                                   ("Search bar", SearchBar)):
+        for title, widget_type in (
+            ("Paper list", PaperList),
+            ("Detail pane", PaperDetail),
+            ("Search bar", SearchBar),
+        ):
             found = main.query(widget_type)
             if found:
                 rows = binding_rows(found.first())
                 if widget_type is SearchBar:
-                    rows = [("Enter", "Run the search and move to the results"),
-                            ("Esc", "Leave the search bar; Esc again clears the query")]
+                    rows = [
+                        ("Enter", "Run the search and move to the results"),
+                        ("Esc", "Leave the search bar; Esc again clears the query"),
+                    ]
                 if rows:
                     sections.append((title, rows))
         sections.append(("Everywhere", binding_rows(self.app)))
-        parts: list[Content] = [Content("tui-reader keys").stylize("bold $text-accent"),
-                                Content("\n")]
+        parts: list[Content] = [Content("tui-reader keys").stylize("bold $text-accent"), Content("\n")]
         for title, rows in sections:
             parts += [Content("\n"), Content(title).stylize("bold underline"), Content("\n")]
             for keys, description in rows:
-                parts += [Content(f"{keys:>18}  ").stylize("bold $text-warning"),
-                          Content(description), Content("\n")]
-        parts += [Content("\nSearch syntax: ").stylize("bold"), Content(
-            'words (all must match) · "exact phrase" · OR · NOT · (grouping) · title:word '
-            "authors:name venue:icml year:2024 · prefix* · fuzzy~ (fuzzy~2 for 2 edits)\n")]
-        parts += [Content("Command palette: ").stylize("bold"),
-                  Content(f"ctrl+p lists all {len(COMMANDS)} actions and 'go to paper' by title.")]
+                parts += [
+                    Content(f"{keys:>18}  ").stylize("bold $text-warning"),
+                    Content(description),
+                    Content("\n"),
+                ]
+        parts += [
+            Content("\nSearch syntax: ").stylize("bold"),
+            Content(
+                'words (all must match) · "exact phrase" · OR · NOT · (grouping) · title:word '
+                "authors:name venue:icml year:2024 · prefix* · fuzzy~ (fuzzy~2 for 2 edits)\n"
+            ),
+        ]
+        parts += [
+            Content("Command palette: ").stylize("bold"),
+            Content(f"ctrl+p lists all {len(COMMANDS)} actions and 'go to paper' by title."),
+        ]
         return Content.assemble(*parts)
 
     def action_dismiss(self) -> None:  # type: ignore[override]

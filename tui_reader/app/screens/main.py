@@ -114,6 +114,7 @@ class MainScreen(PaperActions, Screen[None]):
         """Open, update or build the index; the list is browsable all the while."""
         from tui_reader.search.index import SearchIndex
         from tui_reader.search.searcher import Searcher
+
         index = SearchIndex(corpus)
         status = "missing" if rebuild else index.status()
         last = [-1]
@@ -132,8 +133,7 @@ class MainScreen(PaperActions, Screen[None]):
                 self.app.call_from_thread(self._index_progress, f"{phase} {pct}%")
 
         if status != "fresh":
-            self.app.call_from_thread(self._index_progress, "updating" if status == "stale"
-                                      else "building")
+            self.app.call_from_thread(self._index_progress, "updating" if status == "stale" else "building")
         try:
             report = index.ensure(progress=progress, rebuild=rebuild)
             searcher = Searcher(index)
@@ -143,8 +143,7 @@ class MainScreen(PaperActions, Screen[None]):
             self.app.call_from_thread(self._index_failed, exc)
             return
         if report.reason:
-            self.app.call_from_thread(self.app.notify, report.reason, severity="warning",
-                                      markup=False)
+            self.app.call_from_thread(self.app.notify, report.reason, severity="warning", markup=False)
         self.app.call_from_thread(self._search_ready, index, searcher)
 
     def _loaded(self, corpus: Corpus, store: BookmarkStore) -> None:
@@ -153,8 +152,9 @@ class MainScreen(PaperActions, Screen[None]):
         papers.titles, papers.ids, papers.marked = corpus.titles, corpus.ids, store.ids()
         papers.empty_text = "No papers in this corpus." if not len(corpus) else "No papers."
         for warning in [*corpus.warnings, *store.warnings]:
-            self.app.notify(warning, title="Problem with a file", severity="warning",
-                            timeout=12, markup=False)
+            self.app.notify(
+                warning, title="Problem with a file", severity="warning", timeout=12, markup=False
+            )
         self.apply_view()
 
     def _index_progress(self, text: str) -> None:
@@ -167,8 +167,7 @@ class MainScreen(PaperActions, Screen[None]):
         """Whoosh failed reading its own files: rebuild, then run the search that found out."""
         if self.searcher is None or self.corpus is None:
             return
-        self.app.notify(f"{exc}; rebuilding it, search resumes when done.", severity="warning",
-                        markup=False)
+        self.app.notify(f"{exc}; rebuilding it, search resumes when done.", severity="warning", markup=False)
         if self.index is not None:
             self.index.close()
         self.searcher, self.index = None, None
@@ -267,14 +266,15 @@ class MainScreen(PaperActions, Screen[None]):
     def run_search(self, text: str, typeahead: bool, seq: int) -> None:
         assert self.searcher is not None and self.corpus is not None
         try:  # Enter: Whoosh's whole answer and its exact count; typing: the words so far
-            result = self.searcher.search(text, limit=TYPEAHEAD_LIMIT if typeahead else SEARCH_LIMIT,
-                                          typeahead=typeahead)
+            result = self.searcher.search(
+                text, limit=TYPEAHEAD_LIMIT if typeahead else SEARCH_LIMIT, typeahead=typeahead
+            )
         except IndexDamaged as exc:
             self.app.call_from_thread(self._index_damaged, exc, text, typeahead)
             return
         if seq != self._seq:
             return  # a newer keystroke owns the screen now
-        snippets = self._snippets([h.row for h in result.hits[:self._visible]], result)
+        snippets = self._snippets([h.row for h in result.hits[: self._visible]], result)
         self.app.call_from_thread(self._show_result, result, snippets, seq)
 
     @property
@@ -319,9 +319,12 @@ class MainScreen(PaperActions, Screen[None]):
         if not info:
             partial = " (best so far: Enter for all)" if result.partial else ""
             noun = "match" if result.total == 1 and result.exact else "matches"
-            info.append(Content(f"{result.count_text} {noun} in {result.took_ms:.0f} ms"
-                                + (partial or (" · Enter to read" if result.kind == "typeahead"
-                                               else ""))))
+            info.append(
+                Content(
+                    f"{result.count_text} {noun} in {result.took_ms:.0f} ms"
+                    + (partial or (" · Enter to read" if result.kind == "typeahead" else ""))
+                )
+            )
         self.search_bar.info(Content(" · ").join(info), warning=warn)
         self.apply_view()
         self.papers.set_snippets(snippets)
@@ -330,9 +333,14 @@ class MainScreen(PaperActions, Screen[None]):
     def _near_end(self) -> None:
         """Results come in pages: fetch more when the cursor nears the end of what is loaded."""
         result = self.result
-        if (result is None or result.kind == "similar" or self.searcher is None
-                or len(result.hits) >= result.total or len(result.hits) >= MAX_RESULTS
-                or self._loading_more):
+        if (
+            result is None
+            or result.kind == "similar"
+            or self.searcher is None
+            or len(result.hits) >= result.total
+            or len(result.hits) >= MAX_RESULTS
+            or self._loading_more
+        ):
             return
         self._loading_more = True
         self.run_more(result, min(MAX_RESULTS, len(result.hits) * 4), self._seq)
@@ -341,8 +349,9 @@ class MainScreen(PaperActions, Screen[None]):
     def run_more(self, shown: SearchResult, limit: int, seq: int) -> None:
         assert self.searcher is not None
         try:
-            result = self.searcher.search(shown.query, limit=limit,
-                                          typeahead=shown.kind == "typeahead", budget=0.0)
+            result = self.searcher.search(
+                shown.query, limit=limit, typeahead=shown.kind == "typeahead", budget=0.0
+            )
         finally:
             self._loading_more = False
         if seq == self._seq:
@@ -365,8 +374,9 @@ class MainScreen(PaperActions, Screen[None]):
         paper = self.corpus.paper(row)
         terms = self.result.terms if self.result else frozenset()
         bookmark = self.store.get(paper.id) if self.store else None
-        self.detail.show(paper_content(paper, bookmark, _spans(paper.title, terms),
-                                       _spans(paper.abstract, terms)))
+        self.detail.show(
+            paper_content(paper, bookmark, _spans(paper.title, terms), _spans(paper.abstract, terms))
+        )
 
     # -- actions ------------------------------------------------------------------------------
     def _current(self) -> int | None:
@@ -417,8 +427,7 @@ class MainScreen(PaperActions, Screen[None]):
         if row is None:
             return
         if self.searcher is None:
-            self.app.notify(f"Similar papers need the index ({self.index_state}).",
-                            severity="warning")
+            self.app.notify(f"Similar papers need the index ({self.index_state}).", severity="warning")
             return
         self._seq += 1
         self.run_similar(row, self._seq)
@@ -429,14 +438,15 @@ class MainScreen(PaperActions, Screen[None]):
         result = self.searcher.similar(row)
         if seq != self._seq:
             return
-        snippets = self._snippets([h.row for h in result.hits[:self._visible]], result)
+        snippets = self._snippets([h.row for h in result.hits[: self._visible]], result)
         self.app.call_from_thread(self._show_similar, result, snippets, seq)
 
     def _show_similar(self, result: SearchResult, snippets: dict, seq: int) -> None:
         self._show_result(result, snippets, seq)
         self.search_bar.set_value("")
-        self.search_bar.info(Content(f"{len(result.hits)} papers similar to the highlighted one "
-                                     "· Esc to go back"))
+        self.search_bar.info(
+            Content(f"{len(result.hits)} papers similar to the highlighted one · Esc to go back")
+        )
         self.papers.focus()
 
 

@@ -13,8 +13,9 @@ from tui_reader.library.bookmarks import Bookmark
 Spans = list[tuple[int, int]]
 
 
-def paper_content(paper: Paper, bookmark: Bookmark | None, title_spans: Spans,
-                  abstract_spans: Spans) -> Content:
+def paper_content(
+    paper: Paper, bookmark: Bookmark | None, title_spans: Spans, abstract_spans: Spans
+) -> Content:
     """Title, metadata, sources, bookmark and the abstract; text stays literal whatever it holds."""
     title = Content(paper.title).stylize("bold")
     for a, b in title_spans:
@@ -32,12 +33,14 @@ def paper_content(paper: Paper, bookmark: Bookmark | None, title_spans: Spans,
     if paper.url:
         parts += [Content("\n"), Content(paper.url).stylize("$text-muted underline")]
     if paper.title_generated:
-        parts += [Content("\n"), Content("(title generated from the abstract)").stylize(
-            "italic $text-muted")]
+        parts += [Content("\n"), Content("(title generated from the abstract)").stylize("italic $text-muted")]
     parts.append(Content("\n"))
     if bookmark is not None:
-        parts += [Content("\n"), Content("★ Bookmarked").stylize("bold $warning"),
-                  Content(f" {bookmark.added[:10]}").stylize("$text-muted")]
+        parts += [
+            Content("\n"),
+            Content("★ Bookmarked").stylize("bold $warning"),
+            Content(f" {bookmark.added[:10]}").stylize("$text-muted"),
+        ]
         if bookmark.note:
             parts += [Content("\nNote: ").stylize("bold"), Content(bookmark.note)]
         parts.append(Content("\n"))

@@ -188,8 +188,10 @@ class PaperList(ScrollView, can_focus=True):
 
     def _title_segments(self, row: int, style: Style, width: int) -> list[Segment]:
         marked = self.ids[row] in self.marked if self.ids else False
-        mark = Segment("★ " if marked else "  ", style + self.get_component_rich_style(
-            "paper-list--mark", partial=True) if marked else style)
+        mark = Segment(
+            "★ " if marked else "  ",
+            style + self.get_component_rich_style("paper-list--mark", partial=True) if marked else style,
+        )
         return [mark, Segment(_fit(self.titles[row], width - 2), style)]
 
     def _snippet_segments(self, row: int, style: Style, width: int) -> list[Segment]:
