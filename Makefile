@@ -27,6 +27,8 @@ test: $(TSTAMP)
 
 lint: $(TSTAMP)
 	$(BIN)/ruff check tui_reader tests bench
+	$(BIN)/ruff format --check tui_reader tests bench
+	$(BIN)/mypy
 
 bench: $(TSTAMP)
 	$(BIN)/python -m pip install --quiet -e ".[test,bench]"

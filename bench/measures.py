@@ -17,7 +17,7 @@ from pathlib import Path
 from bench import corpusgen, procfs
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.search.index import SearchIndex
-from tui_reader.search.searcher import PAGE, Searcher, snippet
+from tui_reader.search.searcher import PAGE, Searcher, SearchMode, snippet
 
 REPO = Path(__file__).resolve().parent.parent
 HIGHLIGHT_HITS = 20
@@ -168,13 +168,13 @@ class SearchRuns:
 def search_latency(searcher: Searcher, texts: list[str], typeahead: bool) -> SearchRuns:
     """Each query once against an empty result cache, timed around Searcher.search exactly as
     the reader calls it: on Enter ``search(text, limit=SEARCH_LIMIT)``, on each keystroke
-    ``search(text, limit=TYPEAHEAD_LIMIT, typeahead=True)`` (its default time budget)."""
+    ``search(text, SearchMode.TYPING, TYPEAHEAD_LIMIT)`` (with its time budget)."""
     out = SearchRuns()
     for text in texts:
         searcher.invalidate()
         started = time.perf_counter()
         if typeahead:
-            result = searcher.search(text, limit=TYPEAHEAD_LIMIT, typeahead=True)
+            result = searcher.search(text, SearchMode.TYPING, TYPEAHEAD_LIMIT)
         else:
             result = searcher.search(text, limit=SEARCH_LIMIT)
         out.ms.append((time.perf_counter() - started) * 1000)

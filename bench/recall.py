@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from bench.measures import TYPEAHEAD_LIMIT
 from tui_reader.search import querytext
-from tui_reader.search.searcher import PAGE, Searcher
+from tui_reader.search.searcher import PAGE, Searcher, SearchMode
 
 
 @dataclass(slots=True)
@@ -100,7 +100,7 @@ def enter(searcher: Searcher, texts: list[str], cap_s: float) -> EnterCheck:
 def typeahead(searcher: Searcher, texts: list[str], cap_s: float) -> TypeaheadCheck:
     """Each keystroke's type-ahead count against Whoosh's count for the text typed so far."""
     out = TypeaheadCheck(planned=len(texts))
-    fields = searcher._fields  # the field names the query language knows (core's own list)
+    fields = searcher.fields  # the field names the query language knows
     started = time.perf_counter()
     for text in texts:
         if time.perf_counter() - started > cap_s:
@@ -109,7 +109,7 @@ def typeahead(searcher: Searcher, texts: list[str], cap_s: float) -> TypeaheadCh
             out.problems += 1
             continue
         searcher.invalidate()
-        result = searcher.search(text, limit=TYPEAHEAD_LIMIT, typeahead=True)
+        result = searcher.search(text, SearchMode.TYPING, TYPEAHEAD_LIMIT)
         if result.incomplete:
             out.incomplete += 1
             continue

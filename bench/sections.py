@@ -219,7 +219,7 @@ def search_rows(
             shown = sum(run.partial)
             note = (
                 f"{len(qs.typeahead_titles)} titles, every keystroke, "
-                f"limit {measures.TYPEAHEAD_LIMIT}, typeahead=True; "
+                f"limit {measures.TYPEAHEAD_LIMIT}, SearchMode.TYPING; "
                 f"{shown} of {len(run.partial)} keystrokes "
                 f'({_pct(shown, len(run.partial))}) showed "best so far" (partial)'
             )

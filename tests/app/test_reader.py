@@ -70,7 +70,7 @@ async def test_search_as_you_type_enter_and_escape(make_app: MakeApp) -> None:
         assert isinstance(app.focused, Input)
         await pilot.press(*"graph neu")
         await settle(pilot)
-        assert screen.result is not None and screen.result.kind == "typeahead"
+        assert screen.result is not None and screen.result.kind == "typing"
         titles = [screen.corpus.titles[r] for r in screen.papers.rows]
         assert titles and titles[0].startswith("Graph neural networks")
         assert re.search(r"\d+ match(es)? in \d+ ms", info_text(app))
@@ -80,7 +80,7 @@ async def test_search_as_you_type_enter_and_escape(make_app: MakeApp) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert app.focused is screen.papers
-        assert screen.result is not None and screen.result.kind == "search" and screen.result.exact
+        assert screen.result is not None and screen.result.kind == "enter" and screen.result.exact
         assert 1 <= len(screen.papers.rows) <= len(typed) and set(screen.papers.rows) <= typed
         # the query's words are marked in the detail pane
         assert "graph" in " ".join(screen.result.terms)
@@ -280,13 +280,13 @@ async def test_enter_is_whooshs_answer_and_typing_shows_more(
         screen = await ready(pilot)
         await pilot.press("slash", *text)
         await settle(pilot)
-        assert screen.result is not None and screen.result.kind == "typeahead"
+        assert screen.result is not None and screen.result.kind == "typing"
         typed = set(screen.papers.rows)
         expected = _whoosh_rows(screen, text)
         assert set(expected) <= typed or ("best so far" in info_text(app) and not screen.result.exact)
         await pilot.press("enter")
         await settle(pilot)
-        assert screen.result is not None and screen.result.kind == "search"
+        assert screen.result is not None and screen.result.kind == "enter"
         assert list(screen.papers.rows) == expected
         assert screen.result.exact and screen.result.total == len(expected)
         noun = "match" if len(expected) == 1 else "matches"

@@ -11,7 +11,8 @@ from support import SEEDS
 from bench import corpusgen
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.search.build import bulk
-from tui_reader.search.index import SearchIndex, _document, make_schema
+from tui_reader.search.index import SearchIndex
+from tui_reader.search.schema import document, make_schema
 from tui_reader.search.searcher import Searcher
 
 PAPERS = 700  # with CHUNK=200, two workers of 350 papers: most terms are stitched from both
@@ -32,13 +33,13 @@ def _build(folder: Path, corpus: Corpus, procs: int | None) -> whoosh.index.Inde
     writer = ix.writer()
     if procs is None:
         for i in range(len(corpus)):
-            writer.add_document(**_document(corpus, i))
+            writer.add_document(**document(corpus, i))
         writer.commit(optimize=True)
     else:
         build = bulk.BulkBuild(writer, len(corpus), procs=procs, tempdir=folder)
         try:
             for i in build.order():
-                build.add(i, _document(corpus, i))
+                build.add(i, document(corpus, i))
             build.finish()
             writer.commit(merge=False)
         finally:

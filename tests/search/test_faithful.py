@@ -18,7 +18,7 @@ from bench import corpusgen
 from tui_reader.corpus.corpus import load_corpus
 from tui_reader.search import completion, fastscore, querytext, terms
 from tui_reader.search.index import SearchIndex
-from tui_reader.search.searcher import Searcher
+from tui_reader.search.searcher import Searcher, SearchMode
 
 QUERIES = {
     "term": ["learning", "model", "robust", "zzzzunknownword"],
@@ -131,10 +131,10 @@ def test_a_two_term_prefix_is_scored_as_whoosh_scores_it(index: SearchIndex) -> 
 def test_typeahead_shows_every_paper_the_typed_words_match(searcher: Searcher, text: str) -> None:
     for end in range(1, len(text) + 1):
         typed = text[:end]
-        if querytext.problem(typed.strip(), searcher._fields) is not None:
+        if querytext.problem(typed.strip(), searcher.fields) is not None:
             continue  # an open quote or a dangling operator: not yet a query
         expected = set(whoosh(searcher, typed))
-        result = searcher.search(typed, typeahead=True, limit=100_000)
+        result = searcher.search(typed, SearchMode.TYPING, 100_000)
         if result.partial:  # stopped early: it must say so, and its count is a lower bound
             assert not result.exact and result.total >= len(result.hits)
             continue
@@ -144,11 +144,11 @@ def test_typeahead_shows_every_paper_the_typed_words_match(searcher: Searcher, t
 
 def test_large_side_typeahead_says_when_it_stopped(searcher: Searcher) -> None:
     """A bounded prefix or an early-stopped phrase while typing is a best-so-far, said so."""
-    result = searcher.search("l*", typeahead=True, limit=100_000)
+    result = searcher.search("l*", SearchMode.TYPING, 100_000)
     if not searcher.completer.small:
         assert result.partial and not result.exact
         assert result.count_text.endswith("+")
-    phrase = searcher.search('"neural network"', typeahead=True, limit=3)
+    phrase = searcher.search('"neural network"', SearchMode.TYPING, 3)
     expected = whoosh(searcher, '"neural network"')
     assert [h.id for h in phrase.hits] == expected[:3]
     assert phrase.exact == (phrase.total == len(expected))

@@ -10,8 +10,10 @@ import pytest
 from support import SEED_FILES
 
 from tui_reader.corpus.corpus import Corpus, load_corpus
-from tui_reader.search.index import SearchIndex, stem_analyzer
-from tui_reader.search.searcher import Searcher, SearchResult, match_spans, snippet, stem
+from tui_reader.search.analysis import stem_analyzer
+from tui_reader.search.highlight import stem
+from tui_reader.search.index import SearchIndex
+from tui_reader.search.searcher import Searcher, SearchMode, SearchResult, match_spans, snippet
 
 
 # -- an oracle: which papers hold a word, read from the corpus text, not from the index ---------
@@ -197,8 +199,8 @@ def test_unknown_field_notice_names_it(seed_searcher: Searcher) -> None:
     ],
 )
 def test_odd_input_never_raises(seed_searcher: Searcher, query: str) -> None:
-    for typeahead in (False, True):
-        result = seed_searcher.search(query, typeahead=typeahead)
+    for mode in SearchMode:
+        result = seed_searcher.search(query, mode)
         assert result.total >= len(result.hits)
 
 
@@ -222,7 +224,7 @@ def test_did_you_mean(seed_searcher: Searcher, query: str, suggestion: str) -> N
 def test_no_suggestion_for_good_or_hopeless_queries(seed_searcher: Searcher) -> None:
     assert seed_searcher.search("graph").suggestion is None
     assert seed_searcher.search("xyzzyqq").suggestion is None
-    assert seed_searcher.search("lerning", typeahead=True).suggestion is None
+    assert seed_searcher.search("lerning", SearchMode.TYPING).suggestion is None
 
 
 # -- snippets -----------------------------------------------------------------------------------
@@ -305,15 +307,15 @@ def test_similar_ranks_a_related_paper_first(seed_searcher: Searcher, seed_corpu
 def test_typeahead_completes_the_word_being_typed(
     seed_searcher: Searcher, seed_corpus: Corpus, text: str, title: str
 ) -> None:
-    result = seed_searcher.search(text, typeahead=True)
-    assert result.kind == "typeahead" and result.notice is None
+    result = seed_searcher.search(text, SearchMode.TYPING)
+    assert result.kind == "typing" and result.notice is None
     assert seed_corpus.ids[row_of(seed_corpus, title)] in ids(result)
     assert result.total >= len(result.hits)
 
 
 def test_typeahead_is_what_finds_partial_words(seed_searcher: Searcher, gnn: str) -> None:
     assert seed_searcher.search("gra").total == 0
-    assert gnn in ids(seed_searcher.search("gra", typeahead=True))
+    assert gnn in ids(seed_searcher.search("gra", SearchMode.TYPING))
 
 
 def test_typeahead_tolerates_mid_typing_states(
@@ -321,26 +323,26 @@ def test_typeahead_tolerates_mid_typing_states(
 ) -> None:
     graph = having(terms_of, "graph")
     for text in ("graph AND", "graph OR ", "graph ", '"graph', '"graph neural'):
-        result = seed_searcher.search(text, typeahead=True)
+        result = seed_searcher.search(text, SearchMode.TYPING)
         assert result.notice is None, text
         assert ids(result) <= graph and ids(result), text
 
 
 def test_typeahead_after_an_operator_has_no_notice(seed_searcher: Searcher, gnn: str) -> None:
-    result = seed_searcher.search("graph AND neu", typeahead=True)
+    result = seed_searcher.search("graph AND neu", SearchMode.TYPING)
     assert gnn in ids(result)
     assert result.notice is None
 
 
 def test_typeahead_keeps_or(seed_searcher: Searcher, terms_of: dict[str, set[str]]) -> None:
-    result = seed_searcher.search("graph OR aud", typeahead=True)
+    result = seed_searcher.search("graph OR aud", SearchMode.TYPING)
     assert result.notice is None
     assert having(terms_of, "graph") <= ids(result)
 
 
 @pytest.mark.parametrize("text", ["NOT graph", "graph NOT neural", "graph NOT neural "])
 def test_typeahead_keeps_not(seed_searcher: Searcher, gnn: str, text: str) -> None:
-    result = seed_searcher.search(text, typeahead=True)
+    result = seed_searcher.search(text, SearchMode.TYPING)
     assert result.notice is None
     assert result.hits and gnn not in ids(result)
     assert ids(result) == ids(seed_searcher.search(text, limit=1000))
@@ -350,13 +352,13 @@ def test_typeahead_keeps_not(seed_searcher: Searcher, gnn: str, text: str) -> No
 def test_typeahead_never_completes_an_excluded_word(seed_searcher: Searcher, gnn: str, text: str) -> None:
     """Completing "neu" to "neural" would exclude papers the typed "neu" does not: the word
     under NOT is excluded as typed, until it is finished."""
-    result = seed_searcher.search(text, typeahead=True, limit=1000)
+    result = seed_searcher.search(text, SearchMode.TYPING, 1000)
     assert gnn in ids(result)
     assert ids(result) == ids(seed_searcher.search(text, limit=1000))
 
 
 def test_typeahead_completes_a_field_value(seed_searcher: Searcher, gnn: str) -> None:
-    result = seed_searcher.search("title:gra", typeahead=True)
+    result = seed_searcher.search("title:gra", SearchMode.TYPING)
     assert gnn in ids(result)
 
 

@@ -23,41 +23,15 @@ from pathlib import Path
 
 import whoosh
 import whoosh.index
-from whoosh import fields
-from whoosh.analysis import LowercaseFilter, RegexTokenizer
 
 from tui_reader import paths
 from tui_reader.atomic import atomic_write_bytes, file_lock
 from tui_reader.corpus.corpus import Corpus
-from tui_reader.corpus.venues import venue_terms
 from tui_reader.errors import IndexBusy
-from tui_reader.search.analysis import FastStemAnalyzer, fold_analyzer, stem_analyzer
 from tui_reader.search.build.bulk import BulkBuild, BulkFailed, BulkUnsupported
-
-SCHEMA_VERSION = 8  # 7: one segment from bulk.py, fused fold analyzer; 8: year without trie terms
-__all__ = ["FastStemAnalyzer", "SearchIndex", "UpdateReport", "fold_analyzer", "make_schema", "stem_analyzer"]
+from tui_reader.search.schema import SCHEMA_VERSION, document, make_schema
 
 Progress = Callable[[int, int, str], None]
-
-
-def make_schema() -> fields.Schema:
-    # One "content" field (title twice, authors, abstract) serves plain queries: a single-field
-    # query is ~2x faster than an OR across fields at 87k papers, and the repeated title is the
-    # boost. The other fields exist for field:term queries and type-ahead.
-    return fields.Schema(
-        id=fields.ID(stored=True, unique=True),
-        content=fields.TEXT(analyzer=stem_analyzer()),
-        title=fields.TEXT(analyzer=stem_analyzer()),
-        authors=fields.TEXT(analyzer=fold_analyzer()),
-        venue=fields.TEXT(analyzer=fold_analyzer(), phrase=False),
-        # signed: Whoosh's unsigned ranges without a lower bound match all. No trie terms
-        # (shift_step=0): a range over a few dozen years is a short term scan, and the 7 extra
-        # terms per paper were 5% of the build.
-        year=fields.NUMERIC(int, shift_step=0),
-        sources=fields.TEXT(analyzer=RegexTokenizer(r"[^\W_]+") | LowercaseFilter(), phrase=False),
-        # Unstemmed title words: a small, bounded vocabulary for type-ahead completion and spelling.
-        tw=fields.TEXT(analyzer=fold_analyzer(), phrase=False),
-    )
 
 
 @dataclass(slots=True)
@@ -101,23 +75,6 @@ def _doc_sig(corpus: Corpus, i: int) -> str:
     h.update(corpus.titles[i].encode("utf-8", "surrogatepass"))
     h.update("\0".join(corpus.sources(i)).encode("utf-8", "surrogatepass"))
     return h.hexdigest()
-
-
-def _document(corpus: Corpus, i: int) -> dict[str, object]:
-    paper = corpus.paper(i)
-    authors = " ; ".join(paper.authors)
-    doc: dict[str, object] = {
-        "id": paper.id,
-        "title": paper.title,
-        "content": f"{paper.title}\n{paper.title}\n{authors}\n{paper.abstract}",
-        "authors": authors,
-        "venue": venue_terms(paper.venue),
-        "sources": " ".join(paper.sources),
-        "tw": paper.title,
-    }
-    if paper.year:
-        doc["year"] = paper.year
-    return doc
 
 
 class SearchIndex:
@@ -231,7 +188,7 @@ class SearchIndex:
             build = BulkBuild(writer, n, procs=procs, progress=progress, tempdir=self.base)
             step = max(1, n // 200)
             for count, i in enumerate(build.order()):
-                build.add(i, _document(corpus, i))
+                build.add(i, document(corpus, i))
                 if progress and build.procs == 1 and count % step == 0:
                     progress(count, n, "indexing")  # may raise to cancel (the app is quitting)
             build.finish()
@@ -251,7 +208,7 @@ class SearchIndex:
         step = max(1, n // 200)
         try:
             for i in range(n):
-                writer.add_document(**_document(corpus, i))
+                writer.add_document(**document(corpus, i))
                 if progress and i % step == 0:
                     progress(i, n, "indexing")
         except BaseException:
@@ -289,7 +246,7 @@ class SearchIndex:
         for pid in removed:
             writer.delete_by_term("id", pid)
         for n, pid in enumerate(added + changed):
-            writer.update_document(**_document(corpus, corpus.index_of[pid]))
+            writer.update_document(**document(corpus, corpus.index_of[pid]))
             if progress and n % 50 == 0:
                 progress(n, total, "updating")
         writer.commit()

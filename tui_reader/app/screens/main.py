@@ -29,6 +29,7 @@ from tui_reader.app.widgets.search_bar import SearchBar
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.errors import IndexDamaged
 from tui_reader.library.bookmarks import BookmarkStore
+from tui_reader.search.modes import PAGE, SearchMode
 
 if TYPE_CHECKING:  # Whoosh loads in the worker that opens the index, after the first paint
     from tui_reader.search.index import SearchIndex
@@ -39,7 +40,7 @@ class IndexCancelled(Exception):
     pass
 
 
-TYPEAHEAD_LIMIT = SEARCH_LIMIT = 100  # search.searcher.PAGE; more pages come as the cursor nears the end
+SEARCH_LIMIT = PAGE  # the first page; more pages come as the cursor nears the end
 MAX_RESULTS = 20_000
 
 
@@ -60,7 +61,7 @@ class MainScreen(PaperActions, Screen[None]):
         self.bookmarks_only = False
         self.index_state = "loading"
         self._seq = 0
-        self._pending: tuple[str, bool] | None = None
+        self._pending: tuple[str, SearchMode] | None = None
         self._loading_more = False
 
     def compose(self) -> ComposeResult:
@@ -163,7 +164,7 @@ class MainScreen(PaperActions, Screen[None]):
         if self.search_bar.value.strip() and self.searcher is None:
             self.search_bar.info(f"Search starts when the index is ready ({text}).")
 
-    def _index_damaged(self, exc: Exception, text: str, typeahead: bool) -> None:
+    def _index_damaged(self, exc: Exception, text: str, mode: SearchMode) -> None:
         """Whoosh failed reading its own files: rebuild, then run the search that found out."""
         if self.searcher is None or self.corpus is None:
             return
@@ -171,7 +172,7 @@ class MainScreen(PaperActions, Screen[None]):
         if self.index is not None:
             self.index.close()
         self.searcher, self.index = None, None
-        self._pending = (text, typeahead)
+        self._pending = (text, mode)
         self.prepare_index(self.corpus, rebuild=True)
 
     def _index_failed(self, exc: Exception) -> None:
@@ -240,15 +241,15 @@ class MainScreen(PaperActions, Screen[None]):
     # -- search -------------------------------------------------------------------------------
     @on(SearchBar.QueryChanged)
     def _typed(self, event: SearchBar.QueryChanged) -> None:
-        self.start_search(event.text, typeahead=True)
+        self.start_search(event.text, SearchMode.TYPING)
 
     @on(SearchBar.QuerySubmitted)
     def _submitted(self, event: SearchBar.QuerySubmitted) -> None:
         """Enter runs the full search (every field, all words complete) and moves to the list."""
-        self.start_search(event.text, typeahead=False)
+        self.start_search(event.text, SearchMode.ENTER)
         self.papers.focus()
 
-    def start_search(self, text: str, typeahead: bool) -> None:
+    def start_search(self, text: str, mode: SearchMode) -> None:
         self._seq += 1
         if not text.strip():
             self.workers.cancel_group(self, "search")
@@ -257,20 +258,18 @@ class MainScreen(PaperActions, Screen[None]):
             self.apply_view()
             return
         if self.searcher is None:
-            self._pending = (text, typeahead)
+            self._pending = (text, mode)
             self.search_bar.info(f"Search starts when the index is ready ({self.index_state}).")
             return
-        self.run_search(text, typeahead, self._seq)
+        self.run_search(text, mode, self._seq)
 
     @work(thread=True, exclusive=True, group="search")
-    def run_search(self, text: str, typeahead: bool, seq: int) -> None:
+    def run_search(self, text: str, mode: SearchMode, seq: int) -> None:
         assert self.searcher is not None and self.corpus is not None
         try:  # Enter: Whoosh's whole answer and its exact count; typing: the words so far
-            result = self.searcher.search(
-                text, limit=TYPEAHEAD_LIMIT if typeahead else SEARCH_LIMIT, typeahead=typeahead
-            )
+            result = self.searcher.search(text, mode, SEARCH_LIMIT)
         except IndexDamaged as exc:
-            self.app.call_from_thread(self._index_damaged, exc, text, typeahead)
+            self.app.call_from_thread(self._index_damaged, exc, text, mode)
             return
         if seq != self._seq:
             return  # a newer keystroke owns the screen now
@@ -322,7 +321,7 @@ class MainScreen(PaperActions, Screen[None]):
             info.append(
                 Content(
                     f"{result.count_text} {noun} in {result.took_ms:.0f} ms"
-                    + (partial or (" · Enter to read" if result.kind == "typeahead" else ""))
+                    + (partial or (" · Enter to read" if result.typing else ""))
                 )
             )
         self.search_bar.info(Content(" · ").join(info), warning=warn)
@@ -350,7 +349,7 @@ class MainScreen(PaperActions, Screen[None]):
         assert self.searcher is not None
         try:
             result = self.searcher.search(
-                shown.query, limit=limit, typeahead=shown.kind == "typeahead", budget=0.0
+                shown.query, SearchMode.MORE if shown.typing else SearchMode.ENTER, limit
             )
         finally:
             self._loading_more = False
@@ -405,7 +404,7 @@ class MainScreen(PaperActions, Screen[None]):
             self.papers.focus()
         elif self.result is not None or self.search_bar.value:
             self.search_bar.set_value("")
-            self.start_search("", typeahead=False)
+            self.start_search("", SearchMode.ENTER)
         elif self.bookmarks_only:
             self.action_toggle_bookmarks_view()
 

@@ -1,0 +1,60 @@
+"""'Did you mean': Whoosh's spelling corrector over title words, then over abstract stems."""
+
+from __future__ import annotations
+
+import re
+
+from whoosh import query
+from whoosh.searching import Searcher as WhooshSearcher
+
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.search import querytext
+from tui_reader.search.completion import Completer
+from tui_reader.search.highlight import fold, match_spans, stem
+from tui_reader.search.schema import DEFAULT_FIELD
+
+_WORD = re.compile(r"(?<![:\w~*])([^\W\d_][\w-]{2,})(?![\w:~*])")
+
+
+def suggest(text: str, s: WhooshSearcher, completer: Completer, corpus: Corpus) -> str | None:
+    """The text with each unknown word replaced by its likeliest correction, or None. Title words
+    first (readable as typed); an abstract stem is shown as its commonest readable form."""
+    reader = s.reader()
+    title_words = reader.corrector("tw")
+    stems = reader.corrector(DEFAULT_FIELD)
+    changed = False
+
+    def fix(m: re.Match[str]) -> str:
+        nonlocal changed
+        word = m.group(1)
+        if word.lower() in querytext.OPERATORS:
+            return word
+        stemmed = stem(word)
+        if reader.doc_frequency(DEFAULT_FIELD, stemmed):
+            return word
+        found = title_words.suggest(fold(word), limit=1, maxdist=2, prefix=1)
+        if not found:
+            found = stems.suggest(stemmed, limit=1, maxdist=2, prefix=1)
+            if found:
+                found = [_surface(found[0], s, completer, corpus)]
+        if found and found[0] != word.lower():
+            changed = True
+            return str(found[0])
+        return word
+
+    suggestion = _WORD.sub(fix, text)
+    return suggestion if changed else None
+
+
+def _surface(term: str, s: WhooshSearcher, completer: Completer, corpus: Corpus) -> str:
+    """A readable word for an abstract stem: its commonest title word, or its form in a paper."""
+    words = completer.vocabulary.complete(term, 1)
+    if words:
+        return str(words[0])
+    for hit in s.search(query.Term(DEFAULT_FIELD, term), limit=1):
+        row = corpus.index_of.get(hit["id"])
+        if row is not None:
+            text = corpus.abstract(row)
+            for a, b in match_spans(text, frozenset([term])):
+                return text[a:b].lower()
+    return term
