@@ -10,15 +10,16 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_reader import __version__, paths
 from tui_reader.corpus.corpus import Corpus, load_corpus
-from tui_reader.corpus.loaders import CorpusError
+from tui_reader.corpus.formats import CorpusError
 from tui_reader.errors import IndexBusy, IndexDamaged
-from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore, export
+from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
+from tui_reader.library.export import export
 
 if TYPE_CHECKING:
     from tui_reader.search.index import SearchIndex
@@ -98,7 +99,7 @@ def _warn(corpus: Corpus) -> None:
         print(f"tui-reader: warning: {warning}", file=sys.stderr)
 
 
-def _progress_printer(label: str):  # type: ignore[no-untyped-def]
+def _progress_printer(label: str) -> Callable[[int, int, str], None]:
     tty = sys.stderr.isatty()
     last = [-1]
 
@@ -175,15 +176,15 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
         result = searcher.search(args.query, limit=args.limit)
     if result.notice:
         print(f"tui-reader: {result.notice}", file=sys.stderr)
-    hits = []
-    for hit in result.hits:
-        paper = corpus.paper(hit.row)
+    hits: list[dict[str, object]] = []
+    for found in result.hits:
+        paper = corpus.paper(found.row)
         text, _spans = snippet(paper.abstract, result.terms)
         hits.append(
             {
                 "id": paper.id,
                 "title": paper.title,
-                "score": round(hit.score, 4),
+                "score": round(found.score, 4),
                 "venue": paper.venue,
                 "year": paper.year,
                 "snippet": text,
@@ -232,6 +233,8 @@ def cmd_index(args: argparse.Namespace, corpus: Corpus) -> int:
         "updated": f"updated the index: {report.added} added, {report.changed} changed, "
         f"{report.removed} removed",
     }[report.action]
+    if report.reason:
+        print(f"tui-reader: {report.reason}", file=sys.stderr)
     print(f"{what} in {report.seconds:.2f} s ({state}); {index.dir}")
     return 0
 

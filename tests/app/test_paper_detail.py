@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tui_reader.app.widgets.paper_detail import paper_content
-from tui_reader.corpus.loaders import make_paper
+from tui_reader.corpus.formats import make_paper
 
 
 def test_detail_shows_the_normalised_venue_and_year() -> None:

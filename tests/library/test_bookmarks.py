@@ -14,7 +14,8 @@ import pytest
 from tui_reader import paths
 from tui_reader.atomic import atomic_write_bytes
 from tui_reader.corpus.corpus import Corpus
-from tui_reader.library.bookmarks import VERSION, BookmarkStore, ReadOnlyStore, export
+from tui_reader.library.bookmarks import VERSION, BookmarkStore, ReadOnlyStore
+from tui_reader.library.export import export
 
 
 @pytest.fixture

@@ -173,14 +173,29 @@ def test_schema_version_change_rebuilds(built: Built, monkeypatch: pytest.Monkey
     _, _, folder = built
     monkeypatch.setattr(index_module, "SCHEMA_VERSION", index_module.SCHEMA_VERSION + 100)
     _, ix = open_index(folder)
-    assert ix.status() == "missing"
+    assert ix.status() == "outdated"
     report = ix.ensure()
     assert report.action == "built" and report.added == 30
+    assert "another version" in report.reason and "schema" in report.reason
     manifest = json.loads(ix.manifest_path.read_text("utf-8"))
     assert manifest["schema"] == index_module.SCHEMA_VERSION
     assert len(hit_ids(ix, "graph")) == 3
     ix.close()
     assert open_index(folder)[1].ensure().action == "unchanged"
+
+
+def test_an_index_from_before_the_layered_packages_rebuilds_with_a_notice(built: Built) -> None:
+    _, _, folder = built
+    _, ix = open_index(folder)
+    manifest = json.loads(ix.manifest_path.read_text("utf-8"))
+    manifest["schema"] = 8  # what the flat tui_reader/core/ layout wrote
+    ix.manifest_path.write_text(json.dumps(manifest), "utf-8")
+    assert ix.status() == "outdated"
+    report = ix.ensure()
+    assert report.action == "built"
+    assert f"schema 8 -> {index_module.SCHEMA_VERSION}" in report.reason
+    assert len(hit_ids(ix, "graph")) == 3
+    ix.close()
 
 
 def test_rebuild_on_request(built: Built) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from tui_reader import paths
-from tui_reader.corpus.loaders import discover
+from tui_reader.corpus.formats import discover
 from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.parse_cache import FileData, load_file
 from tui_reader.corpus.titles import uniquify

@@ -21,10 +21,11 @@ from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tui_reader import paths
 from tui_reader.atomic import atomic_write_bytes
-from tui_reader.corpus.loaders import (
+from tui_reader.corpus.formats import (
     LOADER_VERSION,
     Record,
     build,
@@ -36,7 +37,9 @@ from tui_reader.corpus.loaders import (
 )
 from tui_reader.corpus.paper import Paper
 
-Row = tuple  # (id, title, abstract, authors, venue, year, url, title_generated)
+# (id, title, abstract, authors, venue, year, url, title_generated), as JSON decodes it
+Row = tuple[Any, ...]
+Meta = dict[str, Any]
 
 
 def _encode(paper: Paper) -> bytes:
@@ -60,7 +63,7 @@ class Rows:
     """Encoded rows, in memory or in a file read with pread (thread-safe, no shared seek)."""
 
     def __init__(
-        self, blobs: list[bytes] | None = None, path: Path | None = None, offsets: array | None = None
+        self, blobs: list[bytes] | None = None, path: Path | None = None, offsets: array[int] | None = None
     ) -> None:
         self._blobs = blobs
         self._path = path
@@ -73,7 +76,7 @@ class Rows:
         return self._path
 
     @property
-    def offsets(self) -> array | None:
+    def offsets(self) -> array[int] | None:
         return self._offsets
 
     def __len__(self) -> int:
@@ -123,7 +126,7 @@ def _meta_path(path: Path) -> Path:
     return paths.cache_dir() / "parsed" / f"{digest}.meta"
 
 
-def _read_meta(meta_path: Path) -> dict | None:
+def _read_meta(meta_path: Path) -> Meta | None:
     try:
         with open(meta_path, "rb") as fh:
             meta = pickle.load(fh)
@@ -134,7 +137,7 @@ def _read_meta(meta_path: Path) -> dict | None:
     return None
 
 
-def _from_meta(path: Path, meta: dict) -> FileData | None:
+def _from_meta(path: Path, meta: Meta) -> FileData | None:
     rows_path = _meta_path(path).with_name(meta["rows"])
     if not rows_path.exists():
         return None
@@ -266,7 +269,7 @@ def _parse(path: Path, previous: FileData | None, sink: _RowSink) -> FileData:
     return data
 
 
-def _store(data: FileData, meta_path: Path, signature: tuple[int, int], old: dict | None) -> None:
+def _store(data: FileData, meta_path: Path, signature: tuple[int, int], old: Meta | None) -> None:
     """Rows file first under a fresh name, then the meta that points at it: never half-written."""
     rows_name = f"{meta_path.stem}.{secrets.token_hex(4)}.rows"
     rows_path = meta_path.with_name(rows_name)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Any
 
 __all__ = ["Normalised", "normalise", "normalise_inline", "strip_controls"]
 
@@ -66,7 +67,7 @@ def strip_controls(text: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _latex() -> tuple[object, object]:
+def _latex() -> tuple[Any, Any]:
     import logging
 
     from pylatexenc.latex2text import LatexNodes2Text
@@ -85,7 +86,7 @@ def _latex_to_text(span: str) -> str:
     converter, db = _latex()
     walker = LatexWalker(span, latex_context=db, tolerant_parsing=True)
     nodes, _, _ = walker.get_latex_nodes()
-    return converter.nodelist_to_text(nodes)  # type: ignore[attr-defined]
+    return str(converter.nodelist_to_text(nodes))
 
 
 def _span_to_text(match: re.Match[str]) -> str:

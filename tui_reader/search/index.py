@@ -45,7 +45,7 @@ class UpdateReport:
 
 
 def _versions() -> dict[str, object]:
-    from tui_reader.corpus.loaders import LOADER_VERSION  # a normalisation change changes ids: rebuild
+    from tui_reader.corpus.formats import LOADER_VERSION  # a normalisation change changes ids: rebuild
 
     return {"schema": SCHEMA_VERSION, "whoosh": whoosh.versionstring(), "loader": LOADER_VERSION}
 
@@ -112,8 +112,9 @@ class SearchIndex:
         atomic_write_bytes(folder / "manifest.json", json.dumps(manifest, separators=(",", ":")).encode())
 
     def status(self) -> str:
-        """'fresh', 'stale' (files changed: incremental update), 'missing' or 'damaged' (both mean
-        a full build)."""
+        """'fresh', 'stale' (files changed: incremental update), 'missing', 'damaged' or
+        'outdated' (written by another schema, Whoosh or loader version); the last three mean a
+        full build."""
         manifest = self._manifest()
         try:
             if manifest is None or not whoosh.index.exists_in(str(self.dir)):
@@ -123,8 +124,17 @@ class SearchIndex:
         except Exception:  # a garbled TOC makes Whoosh raise anything at all
             return "damaged"
         if {k: manifest.get(k) for k in _versions()} != _versions():
-            return "missing"
+            return "outdated"
         return "fresh" if manifest.get("files") == self.corpus.file_signatures() else "stale"
+
+    def _outdated(self) -> str:
+        manifest = self._manifest() or {}
+        changed = [
+            f"{what} {manifest.get(what)} -> {now}"
+            for what, now in _versions().items()
+            if manifest.get(what) != now
+        ]
+        return f"the search index was made by another version ({', '.join(changed)}); rebuilt it"
 
     # -- building ---------------------------------------------------------------------------
     def ensure(
@@ -143,6 +153,8 @@ class SearchIndex:
             report = UpdateReport("unchanged")
             if state == "damaged":
                 state, report.reason = "missing", "the search index was damaged; rebuilt it"
+            elif state == "outdated":
+                state, report.reason = "missing", self._outdated()
             if state == "stale":
                 try:
                     report = self._update(progress)
