@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import subprocess
@@ -161,3 +162,19 @@ def test_quick_bench_end_to_end(tmp_path: Path) -> None:
     assert "README search examples" in done.stdout
     assert rows["tui.paint_seeds"]["status"] == "n/a"
     assert not (tmp_path / "cache" / "tui-reader").exists()  # the bench used its own cache
+
+
+def test_scale_collections_recombine_real_abstracts(tmp_path: Path) -> None:
+    from bench import scale
+
+    source = corpusgen.write(tmp_path / "real.jsonl", 12)
+    gz = tmp_path / "real.jsonl.gz"
+    gz.write_bytes(gzip.compress(source.read_bytes()))
+    real = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
+    made = list(scale.records(gz, 40))
+    assert len(made) == 40 and made[:12] == real
+    real_text = " ".join(r["abstract"] for r in real)
+    abstracts = {m["abstract"] for m in made}
+    assert len(abstracts) > 30  # recombined, not copied
+    for m in made[12:]:
+        assert m["title"] and m["abstract"] and m["abstract"][:30] in real_text
