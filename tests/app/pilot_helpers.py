@@ -10,6 +10,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from tui_reader.app.screens.main import MainScreen
+from tui_reader.app.widgets.status_line import StatusLine
 
 
 async def ready(pilot: Pilot) -> MainScreen:
@@ -32,6 +33,17 @@ async def settle(pilot: Pilot) -> None:
     await pilot.pause(0.25)
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+
+
+async def drained(pilot: Pilot) -> None:
+    """Let the workers finish and the screen handle what they posted (and what that set off)."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause()
+
+
+def status_text(screen: MainScreen) -> str:
+    return screen.query_one(StatusLine).content.plain
 
 
 def write_jsonl(path: Path, records: list[dict[str, object]]) -> Path:

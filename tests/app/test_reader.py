@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from pilot_helpers import detail_text, ready, settle
+from pilot_helpers import detail_text, ready, settle, status_text
 from textual.widgets import Input, Static
 
 from tui_reader.app.app import ReaderApp
@@ -36,7 +36,7 @@ async def test_start_state(make_app: MakeApp) -> None:
         first = screen.corpus.paper(papers.rows[0])
         assert first.abstract in detail_text(app)
         assert first.title in detail_text(app)
-        status = str(screen.query_one("#status", Static).visual)
+        status = status_text(screen)
         assert "30 papers of 30" in status and "index: ready" in status
 
 
@@ -223,7 +223,7 @@ async def test_narrow_terminal_stacks_panes(make_app: MakeApp) -> None:
 async def test_results_page_in_as_the_cursor_nears_the_end(make_app: MakeApp, tmp_path: Path) -> None:
     from pilot_helpers import write_jsonl
 
-    from tui_reader.app.screens import main
+    from tui_reader.app.screens import search_flow as main
 
     corpus = write_jsonl(
         tmp_path / "many.jsonl",

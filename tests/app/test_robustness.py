@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pyperclip
 import pytest
-from pilot_helpers import detail_text, ready, settle, write_jsonl
+from pilot_helpers import detail_text, ready, settle, status_text, write_jsonl
 from textual.widgets import Static
 
 from tui_reader.app.app import ReaderApp
@@ -190,7 +190,7 @@ async def test_20k_papers_browse_while_indexing(make_app: MakeApp, tmp_path: Pat
         assert "Paper 19999" in detail_text(app)
         await pilot.press("pageup", "k", "g")
         assert papers.cursor == 0
-        status = str(screen.query_one("#status", Static).visual)
+        status = status_text(screen)
         assert "20,000 papers of 20,000" in status
         if screen.searcher is None:  # still indexing: browsing works, search says when it starts
             assert "index: " in status and "ready" not in status

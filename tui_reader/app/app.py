@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
 from tui_reader import paths as app_paths
-from tui_reader.app.commands import COMMANDS
+from tui_reader.app.commands import palette_commands
 from tui_reader.app.providers import PaperProvider
 from tui_reader.app.screens.main import MainScreen
 
@@ -27,11 +29,10 @@ class ReaderApp(App[None]):
     def on_mount(self) -> None:
         self.push_screen(MainScreen(self.paths, self.bookmarks_path))
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The palette lists every reader action (from commands.py) beside Textual's own."""
         if isinstance(screen, MainScreen):
-            for command in COMMANDS:
-                yield SystemCommand(
-                    command.title, command.help, lambda action=command.action: screen.run_action(action)
-                )
+            for command in palette_commands():
+                action = command.action or ""
+                yield SystemCommand(command.title, command.help, partial(screen.run_action, action))
         yield from super().get_system_commands(screen)

@@ -1,25 +1,45 @@
-"""Every user action, declared once: its key, footer label, palette title and help text.
+"""Every key the reader documents, declared once: its key, footer label, palette title and help.
 
-The screen's BINDINGS, the command palette entries and the help screen are all generated from
-this list, so they cannot drift apart.
+The screen's BINDINGS, the command palette, the help screen and the README's key table are all
+generated from COMMANDS, so they cannot drift apart. Entries without an action document keys that
+a widget or Textual itself handles (the list's movement keys, Tab, ctrl+p): they bind nothing.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
+
+KEY_NAMES = {"slash": "/", "question_mark": "?", "escape": "Esc", "enter": "Enter"}
 
 
 @dataclass(frozen=True, slots=True)
 class Command:
-    action: str  # screen action name, without "action_"
+    action: str | None  # screen action name, without "action_"; None: documentation only
     key: str  # Textual key spec; commas for alternatives
     label: str  # short label for the footer
     title: str  # palette title
-    help: str  # one line for the palette and the help screen
+    help: str  # one line for the palette, the help screen and the README
     footer: bool = True
     priority: bool = False
+    palette: bool = True  # listed in the command palette
+    keys: str = ""  # the keys as Markdown, where the key spec says too little (e.g. "`j` `k` / arrows")
+
+    @property
+    def keys_markdown(self) -> str:
+        """The keys as the README's table writes them."""
+        return self.keys or " ".join(f"`{KEY_NAMES.get(k, k)}`" for k in self.key.split(","))
+
+    @property
+    def keys_text(self) -> str:
+        """The keys in plain text, as the help screen shows them."""
+        return self.keys_markdown.replace("`", "")
+
+
+def _doc(keys: str, text: str) -> Command:
+    """A key handled by a widget or by Textual: documented here, bound there."""
+    return Command(None, "", "", "", text, footer=False, palette=False, keys=keys)
 
 
 COMMANDS: tuple[Command, ...] = (
@@ -30,6 +50,24 @@ COMMANDS: tuple[Command, ...] = (
         "Search",
         "Focus the search bar (type to search as you type, Enter for the results)",
     ),
+    _doc(
+        "`Enter`",
+        "In the search bar: run the full search and move to the results; in the list: read the paper",
+    ),
+    Command(
+        "back",
+        "escape",
+        "Back",
+        "Back",
+        "Leave the search bar or the detail pane; again: clear the query or the similar papers;"
+        " again: leave the bookmarks view",
+        footer=False,
+        palette=False,
+    ),
+    _doc("`j` `k` / arrows", "Move down / up the list"),
+    _doc("`g` `G` / Home End", "First / last paper"),
+    _doc("PageUp PageDown, Space", "Page up / down"),
+    _doc("`Tab` / `Shift+Tab`", "Between the search bar, the list and the detail pane"),
     Command(
         "toggle_bookmark",
         "b",
@@ -75,16 +113,40 @@ COMMANDS: tuple[Command, ...] = (
         "d",
         "Detail",
         "Show / hide detail pane",
-        "Hide or show the detail pane (useful in narrow terminals)",
+        "Hide or show the detail pane (below 100 columns the panes stack)",
         footer=False,
     ),
-    Command("help", "question_mark", "Help", "Help", "Show every key binding"),
+    Command(
+        "help", "question_mark", "Help", "Help", "Show every key binding (generated from the live bindings)"
+    ),
+    _doc("`ctrl+p`", 'Command palette: every action, and "go to paper" by title'),
     Command("quit", "q", "Quit", "Quit", "Quit tui-reader"),
 )
 
 
-def screen_bindings() -> list[Binding]:
+def bound() -> list[Command]:
+    """The commands the screen binds (the rest are documentation)."""
+    return [c for c in COMMANDS if c.action is not None]
+
+
+def palette_commands() -> list[Command]:
+    return [c for c in bound() if c.palette]
+
+
+def screen_bindings() -> list[BindingType]:
     return [
         Binding(c.key, c.action, c.label, show=c.footer, priority=c.priority, tooltip=c.help)
         for c in COMMANDS
+        if c.action is not None
     ]
+
+
+def markdown_table() -> str:
+    """The README's key table, from the header to the last row (no trailing newline)."""
+    lines = ["| key | action |", "| --- | --- |"]
+    lines += [f"| {c.keys_markdown} | {_cell(c.help)} |" for c in COMMANDS]
+    return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", r"\|")

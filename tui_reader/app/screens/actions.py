@@ -1,94 +1,115 @@
-"""Actions on the highlighted paper: bookmark, note, copy. A mixin of MainScreen, kept apart so
-the screen's file stays about state and flow; the file writes run in thread workers."""
+"""The reader's commands (see commands.py): the keys' actions on the screen's state, and the
+bookmark, note and clipboard work they start. File writes and the system clipboard run in thread
+workers that report with messages; the handlers here turn those into state and notices.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from textual import on, work
+from textual.widgets import Input
 
-from textual import work
-
+from tui_reader.app.messages import BookmarksChanged, BookmarksNotSaved, Copied
+from tui_reader.app.screens.help import HelpScreen
 from tui_reader.app.screens.note import NoteScreen
-from tui_reader.library.bookmarks import ReadOnlyStore
+from tui_reader.app.screens.search_flow import SearchFlow
+from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
 from tui_reader.library.clipboard import as_markdown_quote, copy_text
-
-if TYPE_CHECKING:
-    from tui_reader.app.widgets.paper_list import PaperList
-    from tui_reader.corpus.corpus import Corpus
-    from tui_reader.library.bookmarks import BookmarkStore
+from tui_reader.search.modes import SearchMode
 
 
-class PaperActions:
-    """Needs the screen's ``corpus``, ``store``, ``papers``, ``app`` and ``_current()``."""
+class PaperActions(SearchFlow):
+    # -- view ---------------------------------------------------------------------------------
+    def action_focus_search(self) -> None:
+        self.search_bar.input.focus()
 
-    corpus: Corpus | None
-    store: BookmarkStore | None
-    bookmarks_only: bool
+    def action_back(self) -> None:
+        """Escape ladder: leave the bar or detail pane, then clear the query, then the filter."""
+        focused = self.focused
+        if isinstance(focused, Input) or focused is self.detail:
+            self.papers.focus()
+        elif self.result is not None or self.search_bar.value:
+            self.search_bar.set_value("")
+            self.start_search("", SearchMode.ENTER)
+        elif self.bookmarks_only:
+            self.bookmarks_only = False
 
-    if TYPE_CHECKING:
-        from textual.app import App
+    def action_toggle_bookmarks_view(self) -> None:
+        self.bookmarks_only = not self.bookmarks_only
 
-        app: App[None]
-        papers: PaperList
+    def action_toggle_detail(self) -> None:
+        self.detail.display = not self.detail.display
 
-        def _current(self) -> int | None: ...
-        def apply_view(self) -> None: ...
-        def update_status(self) -> None: ...
-        def show_detail(self, row: int | None) -> None: ...
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
 
+    def action_quit(self) -> None:
+        self.app.exit()
+
+    def action_similar(self) -> None:
+        row = self._current()
+        if row is not None:
+            self.search_similar(row)
+
+    def go_to_row(self, row: int) -> None:
+        """Palette 'go to paper': show it even if the current query or filter hides it."""
+        if not self.papers.move_to_row(row):
+            self._seq += 1  # a search still running must not bring the query back
+            self.workers.cancel_group(self, "search")
+            self.search_bar.set_value("")
+            self.search_bar.info("")
+            self.result, self.bookmarks_only = None, False
+            self.papers.move_to_row(row)
+        self.papers.focus()
+
+    # -- bookmarks ----------------------------------------------------------------------------
     def action_toggle_bookmark(self) -> None:
         row = self._current()
-        if row is not None and self.corpus is not None:
-            self.toggle_bookmark(self.corpus.ids[row], self.corpus.titles[row])
-
-    @work(thread=True, group="bookmarks")
-    def toggle_bookmark(self, pid: str, title: str) -> None:
-        assert self.store is not None
-        try:
-            on_now = self.store.toggle(pid, title)
-        except (ReadOnlyStore, OSError) as exc:
-            self.app.call_from_thread(
-                self.app.notify, f"Bookmarks not saved: {exc}", severity="error", markup=False
-            )
-            return
-        message = ("Bookmarked: " if on_now else "Removed bookmark: ") + title
-        self.app.call_from_thread(self._bookmarks_changed, message)
-
-    def _bookmarks_changed(self, message: str) -> None:
-        assert self.store is not None
-        self.papers.marked = self.store.ids()
-        self.papers.refresh()
-        self.app.notify(message, markup=False, timeout=3)
-        if self.bookmarks_only:
-            self.apply_view()
-        else:
-            self.update_status()
-        self.show_detail(self.papers.highlighted_row)
+        if row is not None and self.corpus is not None and self.store is not None:
+            self.toggle_bookmark(self.store, self.corpus.ids[row], self.corpus.titles[row])
 
     def action_edit_note(self) -> None:
         row = self._current()
-        if row is None or self.corpus is None or self.store is None:
+        store = self.store
+        if row is None or self.corpus is None or store is None:
             return
         pid, title = self.corpus.ids[row], self.corpus.titles[row]
-        mark = self.store.get(pid)
+        mark = store.get(pid)
 
         def save(note: str | None) -> None:
             if note is not None:
-                self.save_note(pid, title, note)
+                self.save_note(store, pid, title, note)
 
         self.app.push_screen(NoteScreen(title, mark.note if mark else ""), save)
 
     @work(thread=True, group="bookmarks")
-    def save_note(self, pid: str, title: str, note: str) -> None:
-        assert self.store is not None
+    def toggle_bookmark(self, store: BookmarkStore, pid: str, title: str) -> None:
         try:
-            self.store.set_note(pid, note, title)
+            on_now = store.toggle(pid, title)
         except (ReadOnlyStore, OSError) as exc:
-            self.app.call_from_thread(
-                self.app.notify, f"Note not saved: {exc}", severity="error", markup=False
-            )
+            self.post_message(BookmarksNotSaved("Bookmarks", exc))
             return
-        self.app.call_from_thread(self._bookmarks_changed, f"Note saved: {title}")
+        self.post_message(BookmarksChanged(("Bookmarked: " if on_now else "Removed bookmark: ") + title))
 
+    @work(thread=True, group="bookmarks")
+    def save_note(self, store: BookmarkStore, pid: str, title: str, note: str) -> None:
+        try:
+            store.set_note(pid, note, title)
+        except (ReadOnlyStore, OSError) as exc:
+            self.post_message(BookmarksNotSaved("Note", exc))
+            return
+        self.post_message(BookmarksChanged(f"Note saved: {title}"))
+
+    @on(BookmarksChanged)
+    def _bookmarks_changed(self, event: BookmarksChanged) -> None:
+        if self.store is not None:
+            self.bookmarks = tuple(self.store.all())  # watchers: marks, view, status, detail
+        self.app.notify(event.notice, markup=False, timeout=3)
+
+    @on(BookmarksNotSaved)
+    def _bookmarks_not_saved(self, event: BookmarksNotSaved) -> None:
+        self.app.notify(f"{event.what} not saved: {event.error}", severity="error", markup=False)
+
+    # -- clipboard ----------------------------------------------------------------------------
     def action_copy_abstract(self) -> None:
         self._copy(markdown=False)
 
@@ -111,15 +132,18 @@ class PaperActions:
     @work(thread=True, group="clipboard")
     def copy_to_system(self, text: str, what: str, title: str) -> None:
         outcome = copy_text(text)
+        self.post_message(Copied(what, len(text), title, outcome.ok, outcome.detail))
+
+    @on(Copied)
+    def _copied(self, event: Copied) -> None:
         route = (
             "to the terminal and the system clipboard"
-            if outcome.ok
-            else f"through the terminal only ({outcome.detail})"
+            if event.system
+            else f"through the terminal only ({event.detail})"
         )
-        self.app.call_from_thread(
-            self.app.notify,
-            f"Copied {what} ({len(text):,} chars) {route}.",
-            title=title[:60],
+        self.app.notify(
+            f"Copied {event.what} ({event.chars:,} chars) {route}.",
+            title=event.title[:60],
             markup=False,
             timeout=4,
         )

@@ -1,4 +1,6 @@
-"""Help, generated from the live bindings of the reader's screen and panes: never a hand-kept list."""
+"""Help, generated from the live bindings of the reader's screen and panes (the screen's come from
+commands.COMMANDS) and, for the keys the search bar handles itself, from COMMANDS' own entries:
+never a hand-kept list."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui_reader.app.commands import COMMANDS
+from tui_reader.app.commands import COMMANDS, palette_commands
+
+SEARCH_BAR_KEYS = ("Enter", "Esc")  # what COMMANDS says about them, in the search bar's section
 
 
 def binding_rows(node: DOMNode) -> list[tuple[str, str]]:
@@ -59,10 +63,7 @@ class HelpScreen(ModalScreen[None]):
             if found:
                 rows = binding_rows(found.first())
                 if widget_type is SearchBar:
-                    rows = [
-                        ("Enter", "Run the search and move to the results"),
-                        ("Esc", "Leave the search bar; Esc again clears the query"),
-                    ]
+                    rows = [(c.keys_text, c.help) for c in COMMANDS if c.keys_text in SEARCH_BAR_KEYS]
                 if rows:
                     sections.append((title, rows))
         sections.append(("Everywhere", binding_rows(self.app)))
@@ -84,7 +85,7 @@ class HelpScreen(ModalScreen[None]):
         ]
         parts += [
             Content("Command palette: ").stylize("bold"),
-            Content(f"ctrl+p lists all {len(COMMANDS)} actions and 'go to paper' by title."),
+            Content(f"ctrl+p lists all {len(palette_commands())} actions and 'go to paper' by title."),
         ]
         return Content.assemble(*parts)
 

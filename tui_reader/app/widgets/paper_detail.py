@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
@@ -59,7 +60,7 @@ class PaperDetail(VerticalScroll, can_focus=True):
     PaperDetail > Static { width: 1fr; }
     """
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield Static(Content("Loading…"), id="detail-body")
 
     def show(self, content: Content) -> None:

@@ -7,7 +7,7 @@ cost what 40 do. Titles are drawn as Segments, never parsed as markup.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -16,15 +16,19 @@ from textual import events
 from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.message import Message
-from textual.reactive import reactive
+from textual.reactive import reactive, var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-Snippet = tuple[str, list[tuple[int, int]]]
+from tui_reader.app.messages import Snippet
 
 
 class PaperList(ScrollView, can_focus=True):
-    """Rows are corpus indices; titles and bookmark marks come from the screen's state."""
+    """Rows are corpus indices; titles and bookmark marks come from the screen's state.
+
+    In a result with snippets, a snippet line drawn before its snippet is known asks for it with
+    ``SnippetsWanted``; the screen answers with ``set_snippets``.
+    """
 
     BINDINGS = [
         Binding("j,down", "cursor_down", "Down", show=False),
@@ -55,6 +59,8 @@ class PaperList(ScrollView, can_focus=True):
     """
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
+    marked: var[frozenset[str]] = var(frozenset(), init=False)
+    """Ids of the bookmarked papers (the screen sets it from its bookmarks)."""
 
     class PaperHighlighted(Message):
         """The cursor moved to a paper (row is the corpus index, None when the list is empty)."""
@@ -71,14 +77,19 @@ class PaperList(ScrollView, can_focus=True):
             self.row = row
             super().__init__()
 
+    class SnippetsWanted(Message):
+        """Rows on screen whose snippet line has nothing to show yet."""
+
+        def __init__(self, rows: list[int]) -> None:
+            self.rows = rows
+            super().__init__()
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.rows: Sequence[int] = ()
         self.titles: Sequence[str] = ()
         self.ids: Sequence[str] = ()
-        self.marked: set[str] = set()
         self.snippets: dict[int, Snippet] = {}
-        self.snippet_source: Callable[[list[int]], None] | None = None
         self.empty_text = "No papers."
         self._row_height = 1
         self._snippets_requested = False
@@ -114,6 +125,9 @@ class PaperList(ScrollView, can_focus=True):
         except ValueError:
             return False
         return True
+
+    def watch_marked(self) -> None:
+        self.refresh()
 
     # -- cursor -------------------------------------------------------------------------------
     def validate_cursor(self, value: int) -> int:
@@ -197,7 +211,7 @@ class PaperList(ScrollView, can_focus=True):
     def _snippet_segments(self, row: int, style: Style, width: int) -> list[Segment]:
         snippet = self.snippets.get(row)
         if snippet is None:
-            if self.snippet_source is not None and not self._snippets_requested:
+            if not self._snippets_requested:
                 self._snippets_requested = True
                 self.call_later(self._request_snippets)
             return [Segment("    …", style)]
@@ -227,8 +241,8 @@ class PaperList(ScrollView, can_focus=True):
     def _request_snippets(self) -> None:
         self._snippets_requested = False
         missing = [r for r in self.visible_rows() if r not in self.snippets]
-        if missing and self.snippet_source is not None:
-            self.snippet_source(missing)
+        if missing:
+            self.post_message(self.SnippetsWanted(missing))
 
 
 def _fit(text: str, width: int) -> str:

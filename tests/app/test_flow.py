@@ -1,0 +1,140 @@
+"""How state flows: workers post messages, handlers set the screen's reactives, and the list, the
+detail pane and the status line follow. The messages here are the real ones, carrying real
+results from a real index; they are posted the way the workers post them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from pilot_helpers import detail_text, drained, ready, settle, status_text, write_jsonl
+from textual.widgets import Static
+
+from tui_reader import paths
+from tui_reader.app.app import ReaderApp
+from tui_reader.app.messages import BookmarksChanged, ResultsReady
+from tui_reader.app.screens import search_flow
+from tui_reader.app.widgets.paper_list import PaperList
+
+MakeApp = Callable[..., ReaderApp]
+
+
+def on_screen(papers: PaperList) -> list[int]:
+    """Rows whose snippet line is inside the list's viewport."""
+    return papers.visible_rows()[: papers.scrollable_content_region.height // 2]
+
+
+def info_text(app: ReaderApp) -> str:
+    return str(app.screen.query_one("#search-info", Static).visual)
+
+
+async def test_an_answer_that_comes_back_late_does_not_overwrite_a_newer_one(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("slash", *"diffusion", "enter")
+        await settle(pilot)
+        older, older_seq = screen.result, screen._seq
+        assert older is not None and older.query == "diffusion"
+        await pilot.press("slash", "ctrl+a", "ctrl+k", *"graph neural", "enter")
+        await settle(pilot)
+        newer = screen.result
+        assert newer is not None and newer.query == "graph neural"
+        rows, status, info = list(screen.papers.rows), status_text(screen), info_text(app)
+        screen.post_message(ResultsReady(older, {}, older_seq))  # the slow worker reports at last
+        await drained(pilot)
+        assert screen.result is newer
+        assert list(screen.papers.rows) == rows
+        assert status_text(screen) == status and "query: graph neural" in status
+        assert info_text(app) == info
+        screen.post_message(ResultsReady(older, {}, screen._seq))  # the answer to the latest request
+        await drained(pilot)
+        assert screen.result is older and "query: diffusion" in status_text(screen)
+
+
+async def test_bookmarks_changed_updates_marks_view_status_and_detail(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        assert screen.store is not None and screen.corpus is not None
+        await pilot.press("B")
+        assert list(screen.papers.rows) == []
+        assert "0 bookmarked papers of 30" in status_text(screen)
+        assert "No bookmarks yet" in detail_text(app)
+        pid, title = screen.corpus.ids[4], screen.corpus.titles[4]
+        screen.store.add(pid, title)  # as the bookmark worker does, then it reports
+        screen.post_message(BookmarksChanged(f"Bookmarked: {title}"))
+        await drained(pilot)
+        assert list(screen.papers.rows) == [4]
+        assert pid in screen.papers.marked
+        assert "1 bookmarked papers of 30" in status_text(screen) and "★ 1" in status_text(screen)
+        assert "★ Bookmarked" in detail_text(app) and title in detail_text(app)
+        screen.store.set_note(pid, "a note from elsewhere")
+        screen.post_message(BookmarksChanged("Note saved"))
+        await drained(pilot)
+        assert "a note from elsewhere" in detail_text(app)
+        screen.store.remove(pid)
+        screen.post_message(BookmarksChanged(f"Removed bookmark: {title}"))
+        await drained(pilot)
+        assert list(screen.papers.rows) == [] and not screen.papers.marked
+        assert "★" not in status_text(screen)
+
+
+async def test_index_failure_leaves_browsing_working_and_says_so(make_app: MakeApp) -> None:
+    blocker = paths.cache_dir() / "index"
+    blocker.parent.mkdir(parents=True, exist_ok=True)
+    blocker.write_text("a file where the index folder should be")
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        assert screen.index_state == "unavailable" and screen.searcher is None
+        assert "30 papers of 30" in status_text(screen) and "index: unavailable" in status_text(screen)
+        assert any("Search is unavailable" in n.message for n in app._notifications)
+        await pilot.press("j", "j")
+        assert screen.papers.cursor == 2
+        assert screen.corpus is not None and screen.corpus.titles[2] in detail_text(app)
+        await pilot.press("slash", *"graph")
+        await settle(pilot)
+        assert "Search starts when the index is ready (unavailable)" in info_text(app)
+        assert screen.result is None and len(screen.papers.rows) == 30
+        await pilot.press("escape", "b")
+        await drained(pilot)
+        assert screen.corpus.ids[2] in screen.papers.marked
+
+
+async def test_a_missing_corpus_path_is_reported(make_app: MakeApp, tmp_path: Path) -> None:
+    app = make_app(tmp_path / "nowhere.jsonl")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        assert screen.corpus is None and screen.index_state == "unavailable"
+        assert "index: unavailable" in status_text(screen)
+        assert any("Could not open the corpus" in n.message for n in app._notifications)
+        await pilot.press("j", "b", "slash", *"x", "enter")
+        await settle(pilot)
+        assert app.is_running
+
+
+async def test_the_list_asks_for_the_snippets_it_scrolls_to(make_app: MakeApp, tmp_path: Path) -> None:
+    corpus = write_jsonl(
+        tmp_path / "many.jsonl",
+        [
+            {"title": f"Alpha study {i}", "abstract": f"Words first, then an alpha abstract number {i}."}
+            for i in range(search_flow.SEARCH_LIMIT)
+        ],
+    )
+    app = make_app(corpus)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("slash", *"alpha", "enter")
+        await settle(pilot)
+        papers = screen.papers
+        first = on_screen(papers)
+        assert all(r in papers.snippets for r in first)  # they came with the results
+        await pilot.press("pagedown", "pagedown")
+        await drained(pilot)
+        await drained(pilot)
+        later = on_screen(papers)
+        assert set(later) - set(first)
+        assert all(r in papers.snippets for r in later)  # asked for with SnippetsWanted
+        text, spans = papers.snippets[later[-1]]
+        assert "alpha" in text and spans

@@ -1,0 +1,117 @@
+"""What the reader's workers report. Thread workers post these to the screen (``post_message`` is
+thread-safe); the screen's handlers turn them into state, and watchers turn state into panes.
+
+They stop at the screen (``bubble=False``). No Whoosh here: the search types are named for the
+type checker only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+from tui_reader.search.modes import SearchMode
+
+if TYPE_CHECKING:
+    from tui_reader.corpus.corpus import Corpus
+    from tui_reader.library.bookmarks import BookmarkStore
+    from tui_reader.search.index import SearchIndex
+    from tui_reader.search.searcher import Searcher, SearchResult
+
+Snippet = tuple[str, list[tuple[int, int]]]  # text and the spans of the matched words
+
+
+class CorpusLoaded(Message, bubble=False):
+    def __init__(self, corpus: Corpus, store: BookmarkStore) -> None:
+        self.corpus = corpus
+        self.store = store
+        super().__init__()
+
+
+class LoadFailed(Message, bubble=False):
+    """A path vanished, a bookmarks folder is unreadable, ...: nothing to browse."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+        super().__init__()
+
+
+class IndexProgress(Message, bubble=False):
+    """What the index is doing, as the status line shows it ("building 40%", "updating")."""
+
+    def __init__(self, state: str) -> None:
+        self.state = state
+        super().__init__()
+
+
+class IndexReady(Message, bubble=False):
+    def __init__(self, index: SearchIndex, searcher: Searcher, notice: str = "") -> None:
+        self.index = index
+        self.searcher = searcher
+        self.notice = notice  # why it was rebuilt, if it was
+        super().__init__()
+
+
+class IndexFailed(Message, bubble=False):
+    """The index could not be opened or built: browsing goes on without search."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+        super().__init__()
+
+
+class IndexDamagedFound(Message, bubble=False):
+    """A search found the index unreadable: rebuild it, then run that search again."""
+
+    def __init__(self, error: Exception, text: str, mode: SearchMode) -> None:
+        self.error = error
+        self.text = text
+        self.mode = mode
+        super().__init__()
+
+
+class ResultsReady(Message, bubble=False):
+    """A search's answer. ``seq`` is the number of the request: an older one is dropped."""
+
+    def __init__(self, result: SearchResult, snippets: dict[int, Snippet], seq: int) -> None:
+        self.result = result
+        self.snippets = snippets
+        self.seq = seq
+        super().__init__()
+
+
+class SnippetsReady(Message, bubble=False):
+    """Snippets the list asked for, for the result they were cut from."""
+
+    def __init__(self, snippets: dict[int, Snippet], result: SearchResult) -> None:
+        self.snippets = snippets
+        self.result = result
+        super().__init__()
+
+
+class BookmarksChanged(Message, bubble=False):
+    """The bookmarks file was written (a bookmark or a note): re-read the store's state."""
+
+    def __init__(self, notice: str) -> None:
+        self.notice = notice
+        super().__init__()
+
+
+class BookmarksNotSaved(Message, bubble=False):
+    def __init__(self, what: str, error: Exception) -> None:
+        self.what = what  # "Bookmarks", "Note"
+        self.error = error
+        super().__init__()
+
+
+class Copied(Message, bubble=False):
+    """The text went to the terminal's clipboard; ``system`` says whether pyperclip took it too."""
+
+    def __init__(self, what: str, chars: int, title: str, system: bool, detail: str) -> None:
+        self.what = what
+        self.chars = chars
+        self.title = title
+        self.system = system
+        self.detail = detail
+        super().__init__()

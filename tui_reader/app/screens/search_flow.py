@@ -1,0 +1,172 @@
+"""Searching, paging, similar papers and snippets: requests go out to thread workers, answers
+come back as messages, and the answer that is still wanted becomes the screen's ``result``.
+
+Every request takes the next sequence number; a ResultsReady carrying an older one is dropped, so
+a slow search never overwrites the answer to a newer keystroke.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.content import Content
+
+from tui_reader.app.messages import IndexDamagedFound, ResultsReady, Snippet, SnippetsReady
+from tui_reader.app.screens.state import ReaderState
+from tui_reader.app.widgets.paper_list import PaperList
+from tui_reader.app.widgets.search_bar import SearchBar
+from tui_reader.errors import IndexDamaged
+from tui_reader.search.modes import PAGE, SearchMode
+
+if TYPE_CHECKING:
+    from tui_reader.corpus.corpus import Corpus
+    from tui_reader.search.searcher import Searcher, SearchResult
+
+SEARCH_LIMIT = PAGE  # the first page; more pages come as the cursor nears the end
+MAX_RESULTS = 20_000
+
+
+class SearchFlow(ReaderState):
+    _loading_more = False
+
+    # -- requests -----------------------------------------------------------------------------
+    @on(SearchBar.QueryChanged)
+    def _typed(self, event: SearchBar.QueryChanged) -> None:
+        self.start_search(event.text, SearchMode.TYPING)
+
+    @on(SearchBar.QuerySubmitted)
+    def _submitted(self, event: SearchBar.QuerySubmitted) -> None:
+        """Enter runs the full search (every field, all words complete) and moves to the list."""
+        self.start_search(event.text, SearchMode.ENTER)
+        self.papers.focus()
+
+    def start_search(self, text: str, mode: SearchMode) -> None:
+        self._seq += 1
+        if not text.strip():
+            self.workers.cancel_group(self, "search")
+            self.search_bar.info("")
+            self.result = None
+            return
+        if self.searcher is None or self.corpus is None:
+            self._pending = (text, mode)
+            self.search_bar.info(f"Search starts when the index is ready ({self.index_state}).")
+            return
+        self.run_search(self.searcher, self.corpus, text, mode, self._seq, self._visible())
+
+    def search_similar(self, row: int) -> None:
+        if self.searcher is None or self.corpus is None:
+            self.app.notify(f"Similar papers need the index ({self.index_state}).", severity="warning")
+            return
+        self._seq += 1
+        self.run_similar(self.searcher, self.corpus, row, self._seq, self._visible())
+
+    def _visible(self) -> int:
+        """Result rows on screen (two lines each): their snippets come with the results."""
+        return self.papers.scrollable_content_region.height // 2 + 1
+
+    @on(PaperList.NearEnd)
+    def _near_end(self) -> None:
+        """Results come in pages: fetch more when the cursor nears the end of what is loaded."""
+        result = self.result
+        if (
+            result is None
+            or result.kind == "similar"
+            or self.searcher is None
+            or len(result.hits) >= result.total
+            or len(result.hits) >= MAX_RESULTS
+            or self._loading_more
+        ):
+            return
+        self._loading_more = True
+        self.run_more(self.searcher, result, min(MAX_RESULTS, len(result.hits) * 4), self._seq)
+
+    @on(PaperList.SnippetsWanted)
+    def _snippets_wanted(self, event: PaperList.SnippetsWanted) -> None:
+        if self.result is not None and self.result.terms and self.corpus is not None:
+            self.cut_snippets(self.corpus, event.rows, self.result)
+
+    # -- workers (threads: they only read their arguments and post messages) -------------------
+    @work(thread=True, exclusive=True, group="search")
+    def run_search(
+        self, searcher: Searcher, corpus: Corpus, text: str, mode: SearchMode, seq: int, visible: int
+    ) -> None:
+        try:  # Enter: Whoosh's whole answer and its exact count; typing: the words so far
+            result = searcher.search(text, mode, SEARCH_LIMIT)
+        except IndexDamaged as exc:
+            self.post_message(IndexDamagedFound(exc, text, mode))
+            return
+        if seq != self._seq:
+            return  # a newer keystroke owns the screen now: skip the snippets too
+        snippets = _snippets(corpus, [h.row for h in result.hits[:visible]], result)
+        self.post_message(ResultsReady(result, snippets, seq))
+
+    @work(thread=True, exclusive=True, group="search")
+    def run_more(self, searcher: Searcher, shown: SearchResult, limit: int, seq: int) -> None:
+        mode = SearchMode.MORE if shown.typing else SearchMode.ENTER
+        try:
+            result = searcher.search(shown.query, mode, limit)
+        except IndexDamaged as exc:
+            self.post_message(IndexDamagedFound(exc, shown.query, mode))
+            return
+        finally:
+            self._loading_more = False
+        self.post_message(ResultsReady(result, {}, seq))
+
+    @work(thread=True, exclusive=True, group="search")
+    def run_similar(self, searcher: Searcher, corpus: Corpus, row: int, seq: int, visible: int) -> None:
+        result = searcher.similar(row)
+        if seq != self._seq:
+            return
+        snippets = _snippets(corpus, [h.row for h in result.hits[:visible]], result)
+        self.post_message(ResultsReady(result, snippets, seq))
+
+    @work(thread=True, exclusive=True, group="snippets")
+    def cut_snippets(self, corpus: Corpus, rows: list[int], result: SearchResult) -> None:
+        self.post_message(SnippetsReady(_snippets(corpus, rows, result), result))
+
+    # -- answers ------------------------------------------------------------------------------
+    @on(ResultsReady)
+    def _results_ready(self, event: ResultsReady) -> None:
+        if event.seq != self._seq:
+            return  # an answer to a request that a newer one replaced
+        result = event.result
+        if result.incomplete:  # one letter so far: keep the list, wait for the next key
+            self.search_bar.info("Keep typing…")
+            return
+        if result.kind == "similar":
+            self.search_bar.set_value("")
+            self.search_bar.info(
+                Content(f"{len(result.hits)} papers similar to the highlighted one · Esc to go back")
+            )
+            self.papers.focus()
+        else:
+            self.search_bar.info(*_result_info(result))
+        self.result = result
+        self.papers.set_snippets(event.snippets)
+
+    @on(SnippetsReady)
+    def _snippets_ready(self, event: SnippetsReady) -> None:
+        if event.result is self.result:
+            self.papers.set_snippets(event.snippets)
+
+
+def _result_info(result: SearchResult) -> tuple[Content, bool]:
+    """The line under the search bar: a notice, a suggestion, or the count and time."""
+    info: list[Content] = []
+    if result.notice:
+        info.append(Content(result.notice))
+    if result.suggestion:
+        info.append(Content("Did you mean: ") + Content(result.suggestion).stylize("bold"))
+    if info:
+        return Content(" · ").join(info), True
+    partial = " (best so far: Enter for all)" if result.partial else ""
+    noun = "match" if result.total == 1 and result.exact else "matches"
+    took = f"{result.count_text} {noun} in {result.took_ms:.0f} ms"
+    return Content(took + (partial or (" · Enter to read" if result.typing else ""))), False
+
+
+def _snippets(corpus: Corpus, rows: list[int], result: SearchResult) -> dict[int, Snippet]:
+    from tui_reader.search.highlight import snippet
+
+    return {r: snippet(corpus.abstract(r), result.terms) for r in rows}
