@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from tui_reader import __version__, paths
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.corpus.formats import CorpusError
+from tui_reader.corpus.text import clean_label, safe_json
 from tui_reader.errors import IndexBusy, IndexDamaged
 from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
 from tui_reader.library.export import export
@@ -246,7 +247,7 @@ def cmd_bookmarks(args: argparse.Namespace, corpus: Corpus) -> int:
     if args.action == "list":
         marks = store.all()
         if getattr(args, "json", False):
-            print(json.dumps([m.to_dict() for m in marks], indent=2, ensure_ascii=False))
+            print(safe_json([m.to_dict() for m in marks], indent=2))  # fields kept verbatim: escaped
         for m in marks if not getattr(args, "json", False) else []:
             flag = "" if m.id in corpus.index_of else "  (not in this corpus)"
             note = f"  — {m.note}" if m.note else ""
@@ -295,10 +296,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         app.run()
         return app.return_code or 0
     except (CorpusError, UsageError) as exc:
-        print(f"tui-reader: error: {exc}", file=sys.stderr)
+        print(f"tui-reader: error: {clean_label(str(exc))}", file=sys.stderr)
         return 2
     except ReadOnlyStore as exc:
-        print(f"tui-reader: error: {exc}", file=sys.stderr)
+        print(f"tui-reader: error: {clean_label(str(exc))}", file=sys.stderr)
         return 1
     except IndexBusy as exc:
         print(f"tui-reader: error: {exc}; try again in a moment", file=sys.stderr)

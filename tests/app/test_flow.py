@@ -67,7 +67,7 @@ async def test_bookmarks_changed_updates_marks_view_status_and_detail(make_app: 
         await drained(pilot)
         assert list(screen.papers.rows) == [4]
         assert pid in screen.papers.marked
-        assert "1 bookmarked papers of 30" in status_text(screen) and "★ 1" in status_text(screen)
+        assert "1 bookmarked paper of 30" in status_text(screen) and "★ 1" in status_text(screen)
         assert "★ Bookmarked" in detail_text(app) and title in detail_text(app)
         screen.store.set_note(pid, "a note from elsewhere")
         screen.post_message(BookmarksChanged("Note saved"))
@@ -107,7 +107,7 @@ async def test_a_missing_corpus_path_is_reported(make_app: MakeApp, tmp_path: Pa
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await ready(pilot)
         assert screen.corpus is None and screen.index_state == "unavailable"
-        assert "index: unavailable" in status_text(screen)
+        assert "No collection open · index: unavailable" in status_text(screen)
         assert any("Could not open the corpus" in n.message for n in app._notifications)
         await pilot.press("j", "b", "slash", *"x", "enter")
         await settle(pilot)

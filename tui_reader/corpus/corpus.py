@@ -12,9 +12,10 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from tui_reader import paths
-from tui_reader.corpus.formats import discover
+from tui_reader.corpus.formats import discover, shown
 from tui_reader.corpus.paper import Paper
-from tui_reader.corpus.parse_cache import FileData, load_file
+from tui_reader.corpus.parse_cache import FileData, Rows, load_file, sweep
+from tui_reader.corpus.text import clean_label
 from tui_reader.corpus.titles import uniquify
 
 
@@ -22,7 +23,8 @@ class Corpus:
     def __init__(self, files: list[FileData], roots: list[Path], warnings: list[str]) -> None:
         self.files = files
         self.roots = roots
-        self.warnings = warnings
+        # Every warning is one line fit for a terminal, whatever file name or message it quotes.
+        self.warnings = [clean_label(w) for w in warnings]
         self.ids: list[str] = []
         self.titles: list[str] = []
         self._loc: list[tuple[int, int]] = []
@@ -34,7 +36,7 @@ class Corpus:
         """First occurrence fixes the order; a real title beats a generated one."""
         generated_rows: list[int] = []
         for f, data in enumerate(self.files):
-            name = data.path.name
+            name = data.source
             for r, pid in enumerate(data.ids):
                 at = self.index_of.get(pid)
                 if at is None:
@@ -43,7 +45,7 @@ class Corpus:
                     self.titles.append(data.titles[r])
                     self._loc.append((f, r))
                     continue
-                sources = self._extra_sources.setdefault(at, [self.files[self._loc[at][0]].path.name])
+                sources = self._extra_sources.setdefault(at, [self.files[self._loc[at][0]].source])
                 if name not in sources:
                     sources.append(name)
                 f0, r0 = self._loc[at]
@@ -65,7 +67,7 @@ class Corpus:
 
     def sources(self, i: int) -> list[str]:
         extra = self._extra_sources.get(i)
-        return list(extra) if extra else [self.files[self._loc[i][0]].path.name]
+        return list(extra) if extra else [self.files[self._loc[i][0]].source]
 
     def paper(self, i: int) -> Paper:
         f, r = self._loc[i]
@@ -111,8 +113,15 @@ class Corpus:
             data.rows.close()
 
 
+def _resolve(path: Path) -> Path:
+    try:
+        return path.expanduser().resolve()
+    except (OSError, RuntimeError):  # a symlink loop: discover() names it
+        return path.expanduser().absolute()
+
+
 def resolve_roots(inputs: Sequence[str | os.PathLike[str]]) -> list[Path]:
-    return [Path(p).expanduser().resolve() for p in inputs] or [paths.seeds_dir().resolve()]
+    return [_resolve(Path(p)) for p in inputs] or [paths.seeds_dir().resolve()]
 
 
 def load_corpus(
@@ -122,13 +131,27 @@ def load_corpus(
 ) -> Corpus:
     """Load files and folders (none: the bundled seeds). Raises CorpusError for a missing path."""
     roots = resolve_roots(inputs)
-    found = discover(roots)
+    warnings: list[str] = []
+    found = discover(roots, warnings)
+    if use_cache:
+        sweep()
     loaded: list[FileData] = []
+    cache_error = ""
     for n, path in enumerate(found):
         if progress:
             progress(n, len(found), path)
-        loaded.append(load_file(path, use_cache=use_cache))
-    warnings = [w for data in loaded for w in data.warnings]
+        try:
+            data = load_file(path, use_cache=use_cache, write_cache=not cache_error)
+        except Exception as exc:  # a bug or a case nobody foresaw: this file only, named
+            why = f"{exc.__class__.__name__}: {exc}"[:200]
+            data = FileData(
+                path, [], [], bytearray(), Rows([]), [f"{shown(path)}: could not be read ({why})"]
+            )
+        cache_error = cache_error or data.cache_error
+        loaded.append(data)
+    warnings += [w for data in loaded for w in data.warnings]
+    if cache_error:
+        warnings.append(f"cannot write the parse cache ({cache_error}); reading without it")
     if not found:
-        warnings.append("no corpus files found in " + ", ".join(map(str, roots)))
+        warnings.append("no corpus files found in " + ", ".join(map(shown, roots)))
     return Corpus(loaded, roots, warnings)

@@ -10,6 +10,7 @@ normalises 100 papers, not 87k.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_reader import paths
-from tui_reader.atomic import atomic_write_bytes
+from tui_reader.atomic import atomic_write_bytes, open_regular, remove_leftovers
 from tui_reader.corpus.formats import (
     LOADER_VERSION,
     Record,
@@ -33,6 +34,8 @@ from tui_reader.corpus.formats import (
     is_jsonl,
     read_text,
     records,
+    shown,
+    source_name,
     stream_jsonl,
 )
 from tui_reader.corpus.paper import Paper
@@ -112,13 +115,19 @@ class FileData:
     rows: Rows
     warnings: list[str] = field(default_factory=list)
     keys: bytes = b""
+    cache_error: str = ""  # why the parse cache could not be written (not stored in it)
 
     def __len__(self) -> int:
         return len(self.ids)
 
+    @property
+    def source(self) -> str:
+        """The file's name as papers list it (controls made visible)."""
+        return source_name(self.path)
+
     def paper(self, i: int) -> Paper:
         pid, title, abstract, authors, venue, year, url, generated = self.rows.get(i)
-        return Paper(pid, title, abstract, authors, venue, year, url, [self.path.name], generated)
+        return Paper(pid, title, abstract, authors, venue, year, url, [self.source], generated)
 
 
 def _meta_path(path: Path) -> Path:
@@ -126,11 +135,11 @@ def _meta_path(path: Path) -> Path:
     return paths.cache_dir() / "parsed" / f"{digest}.meta"
 
 
-def _read_meta(meta_path: Path) -> Meta | None:
+def _read_meta(meta_path: Path, any_version: bool = False) -> Meta | None:
     try:
-        with open(meta_path, "rb") as fh:
+        with open_regular(meta_path) as fh:
             meta = pickle.load(fh)
-        if isinstance(meta, dict) and meta.get("version") == LOADER_VERSION:
+        if isinstance(meta, dict) and (any_version or meta.get("version") == LOADER_VERSION):
             return meta
     except Exception:  # missing, truncated or foreign: parse again
         pass
@@ -147,12 +156,17 @@ def _from_meta(path: Path, meta: Meta) -> FileData | None:
     )
 
 
-def load_file(path: Path, use_cache: bool = True) -> FileData:
-    """One source file, through the cache when its size and mtime are unchanged."""
+def load_file(path: Path, use_cache: bool = True, write_cache: bool = True) -> FileData:
+    """One source file, through the cache when its size and mtime are unchanged.
+
+    The cache is an optimisation: if it cannot be written (a full disk, a cache folder that is a
+    file), the file is read without it and ``cache_error`` says why; ``write_cache=False`` skips
+    writing altogether (the caller saw that error for an earlier file)."""
     try:
         signature = file_signature(path)
     except OSError as exc:
-        return FileData(path, [], [], bytearray(), Rows([]), [f"{path}: cannot read ({exc.strerror or exc})"])
+        problem = f"{shown(path)}: cannot read ({exc.strerror or exc})"
+        return FileData(path, [], [], bytearray(), Rows([]), [problem])
     meta_path = _meta_path(path)
     old = _read_meta(meta_path) if use_cache else None
     if old and old["path"] == str(path) and old["signature"] == signature:
@@ -160,67 +174,129 @@ def load_file(path: Path, use_cache: bool = True) -> FileData:
         if cached:
             return cached
     previous = _from_meta(path, old) if old else None
-    sink = _RowSink(meta_path.parent if use_cache else None)
+    sink = _RowSink(meta_path.parent if use_cache and write_cache else None)
     try:
         data = _parse(path, previous, sink)
+    except _CacheWriteError as exc:  # the cache filled up mid-file: read it again, in memory
+        sink.discard()
+        sink = _RowSink(None, error=exc.reason)
+        data = _parse(path, None, sink)
     except BaseException:
         sink.discard()
         raise
     finally:
         if previous:
             previous.rows.close()
-    stored = False
-    if use_cache and data.ids:
-        try:
-            _store(data, meta_path, signature, old)
-            stored = True
-        except OSError:
-            pass
-    if not stored and sink.path is not None:  # keep reading from the temp file, then let it go
-        data.rows = Rows([data.rows.raw(i) for i in range(len(data.rows))])
+    data.cache_error = sink.error
+    try:
+        if sink.path is not None and data.ids:
+            try:
+                _store(data, meta_path, signature, old)
+                return data
+            except OSError as exc:
+                data.cache_error = _reason(meta_path.parent, exc)
+        on_disk = data.rows
+        if on_disk.path is not None:  # not stored: keep the rows in memory and let the file go
+            data.rows = Rows([on_disk.raw(i) for i in range(len(on_disk))])
+            on_disk.close()
+            with contextlib.suppress(OSError):
+                on_disk.path.unlink()
         sink.discard()
-    return data
+        return data
+    finally:
+        sink.release()
+
+
+def _reason(folder: Path, exc: OSError) -> str:
+    return f"{shown(exc.filename or folder)}: {exc.strerror or exc}"
+
+
+class _CacheWriteError(Exception):
+    """Writing a parse-cache rows file failed (not reading the source: that is a warning)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def sweep(folder: Path | None = None) -> list[Path]:
+    """Remove what killed or failed loads left in the parse cache: temp files no live process
+    holds, and rows files no meta points at, once they are a minute old."""
+    folder = folder or paths.cache_dir() / "parsed"
+    removed = remove_leftovers(folder, [".parse-*.rows", ".*.tmp"])
+    try:
+        names = set(os.listdir(folder))
+    except OSError:
+        return removed
+    rows_of: dict[str, list[str]] = {}
+    for name in names:
+        if name.endswith(".rows") and not name.startswith("."):
+            rows_of.setdefault(name.split(".", 1)[0], []).append(name)
+    for stem, rows in rows_of.items():
+        if len(rows) == 1 and f"{stem}.meta" in names:
+            continue  # the usual case, one rows file beside its meta: no need to read the meta
+        meta = _read_meta(folder / f"{stem}.meta", any_version=True)
+        current = meta.get("rows") if meta else None
+        removed += remove_leftovers(folder, [r for r in rows if r != current])
+    return removed
 
 
 class _RowSink:
     """Encoded rows go straight to a temp file in the cache as they are made (so a first parse of
-    87k papers does not hold them all in memory); in memory if the cache cannot be written."""
+    87k papers does not hold them all in memory); in memory if the cache cannot be written. The
+    temp file is flock-ed until released, so ``sweep`` never removes a live one."""
 
-    def __init__(self, folder: Path | None) -> None:
+    def __init__(self, folder: Path | None, error: str = "") -> None:
         self.blobs: list[bytes] = []
         self.offsets = array("Q", [0])
         self.fh = None
         self.path: Path | None = None
+        self.error = error
+        self.folder = folder or Path(".")
         if folder is not None:
             try:
                 folder.mkdir(parents=True, exist_ok=True)
                 fd, name = tempfile.mkstemp(prefix=".parse-", suffix=".rows", dir=folder)
                 self.fh, self.path = os.fdopen(fd, "wb"), Path(name)
-            except OSError:
-                self.fh = self.path = None
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                self.error = _reason(folder, exc)
+                self.discard()
 
     def add(self, blob: bytes) -> None:
         if self.fh is None:
             self.blobs.append(blob)
             return
-        self.fh.write(blob)
-        self.fh.write(b"\n")
+        try:
+            self.fh.write(blob)
+            self.fh.write(b"\n")
+        except OSError as exc:
+            raise _CacheWriteError(_reason(self.folder, exc)) from exc
         self.offsets.append(self.offsets[-1] + len(blob) + 1)
 
     def finish(self) -> Rows:
         if self.fh is None:
             return Rows(self.blobs)
-        self.fh.flush()
-        os.fsync(self.fh.fileno())
-        self.fh.close()
+        try:
+            self.fh.flush()
+            os.fsync(self.fh.fileno())
+        except OSError as exc:
+            raise _CacheWriteError(_reason(self.folder, exc)) from exc
         return Rows(path=self.path, offsets=self.offsets)
 
-    def discard(self) -> None:
+    def release(self) -> None:
+        """Close the temp file (and with it the lock) once it has been moved or discarded."""
         if self.fh is not None:
-            self.fh.close()
+            with contextlib.suppress(OSError):  # a failed flush of a file we no longer need
+                self.fh.close()
+            self.fh = None
+
+    def discard(self) -> None:
+        self.release()
         if self.path is not None:
             with contextlib.suppress(OSError):
                 self.path.unlink()
+            self.path = None
 
 
 def _parse(path: Path, previous: FileData | None, sink: _RowSink) -> FileData:
@@ -233,7 +309,7 @@ def _parse(path: Path, previous: FileData | None, sink: _RowSink) -> FileData:
         if text is None:
             return data
         if not text.strip():
-            warnings.append(f"{path}: file is empty")
+            warnings.append(f"{shown(path)}: file is empty")
             return data
         stream = records(path, text, warnings)
     reuse: dict[bytes, int] = {}
@@ -242,7 +318,8 @@ def _parse(path: Path, previous: FileData | None, sink: _RowSink) -> FileData:
         reuse = {k[i * 12 : (i + 1) * 12]: i for i in range(len(k) // 12)}
     keys: list[bytes] = []
     skipped = 0
-    for key, payload in stream:
+    failed: list[str] = []
+    for n, (key, payload) in enumerate(stream, 1):
         j = reuse.get(key)
         if j is not None and previous is not None:
             sink.add(previous.rows.raw(j))
@@ -250,41 +327,51 @@ def _parse(path: Path, previous: FileData | None, sink: _RowSink) -> FileData:
             data.titles.append(previous.titles[j])
             data.generated.append(previous.generated[j])
         else:
-            paper = build(path, payload)
+            try:
+                paper = build(path, payload)
+                blob = _encode(paper) if paper is not None else b""
+            except Exception as exc:  # one bad record (nested too deeply, ...) never stops the file
+                failed.append(_failure(n, payload, exc))
+                continue
             if paper is None:
                 skipped += 1
                 continue
-            sink.add(_encode(paper))
+            sink.add(blob)
             data.ids.append(paper.id)
             data.titles.append(paper.title)
             data.generated.append(paper.title_generated)
         keys.append(key)
+    if failed:
+        shown_failures = "; ".join(failed[:3]) + (" ..." if len(failed) > 3 else "")
+        warnings.append(
+            f"{shown(path)}: skipped {len(failed)} record(s) that could not be read ({shown_failures})"
+        )
     if skipped:
-        warnings.append(f"{path}: skipped {skipped} record(s) without an abstract")
+        warnings.append(f"{shown(path)}: skipped {skipped} record(s) without an abstract")
     if not data.ids and not warnings:
         empty = is_jsonl(path) and not any(data.ids) and not keys and skipped == 0
-        warnings.append(f"{path}: file is empty" if empty else f"{path}: no papers found")
+        warnings.append(f"{shown(path)}: file is empty" if empty else f"{shown(path)}: no papers found")
     data.rows = sink.finish()
     data.keys = b"".join(keys)
     return data
+
+
+def _failure(n: int, payload: object, exc: Exception) -> str:
+    where = (
+        f"line {payload[0]}" if isinstance(payload, tuple) and isinstance(payload[0], int) else f"record {n}"
+    )
+    why = "nested too deeply" if isinstance(exc, RecursionError) else exc.__class__.__name__
+    return f"{where}: {why}"
 
 
 def _store(data: FileData, meta_path: Path, signature: tuple[int, int], old: Meta | None) -> None:
     """Rows file first under a fresh name, then the meta that points at it: never half-written."""
     rows_name = f"{meta_path.stem}.{secrets.token_hex(4)}.rows"
     rows_path = meta_path.with_name(rows_name)
-    if data.rows.path is not None:  # streamed to a temp file already: move it into place
-        os.replace(data.rows.path, rows_path)
-        offsets = data.rows.offsets
-        data.rows = Rows(path=rows_path, offsets=offsets)
-    else:
-        blobs = [data.rows.raw(i) for i in range(len(data.rows))]
-        offsets = array("Q", [0])
-        total = 0
-        for blob in blobs:
-            total += len(blob) + 1
-            offsets.append(total)
-        atomic_write_bytes(rows_path, b"\n".join(blobs) + b"\n")
+    assert data.rows.path is not None and data.rows.offsets is not None  # streamed to a temp file
+    os.replace(data.rows.path, rows_path)  # move it into place (the sink still holds its lock)
+    offsets = data.rows.offsets
+    data.rows = Rows(path=rows_path, offsets=offsets)
     meta = {
         "version": LOADER_VERSION,
         "path": str(data.path),

@@ -7,12 +7,21 @@ no source markup survives, and no word inside the markup is lost.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["Normalised", "normalise", "normalise_inline", "strip_controls"]
+__all__ = [
+    "Normalised",
+    "clean_label",
+    "clean_text",
+    "normalise",
+    "normalise_inline",
+    "safe_json",
+    "strip_controls",
+]
 
 # ANSI/VT escape sequences (CSI, OSC, single-char escapes) go whole, not just their ESC byte.
 _ANSI = re.compile(
@@ -25,6 +34,18 @@ _ANSI = re.compile(
 # C0 (but tab/newline), DEL, C1, and bidi/zero-width controls that can reorder what is shown.
 _BREAKS = re.compile("[\r\x0b\x0c]")
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+# A lone surrogate (JSON "\\ud800") cannot be encoded, hashed or printed: it becomes U+FFFD.
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+# Labels (file names, paths, warnings, bookmark fields): every control is shown, not obeyed or lost.
+_LABEL_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
+)
+_TEXT_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
+)
+# Characters json.dumps(ensure_ascii=False) leaves raw that a terminal may obey or Python cannot encode.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 # Markdown emphasis: ***x***, **x**, *x* (and __x__ / _x_ only at word edges, so snake_case lives).
 _EMPH_STAR = re.compile(r"(\*{1,3})(?=[^\s*])([^*\n]{1,300}?)(?<=[^\s*])\1(?!\*)")
@@ -64,6 +85,46 @@ def strip_controls(text: str) -> str:
         text = _ANSI.sub("", text)
     # A lone CR, VT or FF separates words like a newline does: a space, not nothing.
     return _CONTROLS.sub("", _BREAKS.sub(" ", text))
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Control Pictures block: ESC -> \u241b, BEL -> \u2407
+    if code == 0x7F:
+        return "\u2421"
+    if 0xDC80 <= code <= 0xDCFF:  # a non-UTF-8 byte of a file name (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def clean_label(text: str) -> str:
+    """One line safe for a terminal (file names, paths, warnings, bookmark titles): every control
+    character, escape, bidi override or lone surrogate is replaced by a visible stand-in (ESC by
+    \u241b, a newline by \u240a, C1 and others by ``\\x9b``-style text), so nothing is obeyed and
+    the reader can still tell what was there."""
+    if text.isprintable():
+        return text
+    return _LABEL_UNSAFE.sub(_visible, text)
+
+
+def clean_text(text: str) -> str:
+    """Like clean_label, for free text such as a bookmark note: newlines and tabs are kept (a lone
+    CR becomes a newline, so it cannot overwrite what is already on the line)."""
+    if text.isprintable():
+        return text
+    return _TEXT_UNSAFE.sub(_visible, text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group(0)):04x}"
+
+
+def safe_json(value: object, **kwargs: Any) -> str:
+    """json.dumps(ensure_ascii=False) but exact and terminal-safe: C0 controls are escaped by JSON
+    itself; DEL, C1, line separators, bidi overrides and lone surrogates get ``\\uXXXX`` escapes too
+    (JSON decodes them back to the same string)."""
+    return _JSON_UNSAFE.sub(_json_escape, json.dumps(value, ensure_ascii=False, **kwargs))
 
 
 @lru_cache(maxsize=1)
@@ -135,7 +196,10 @@ def normalise_inline(text: str) -> Normalised:
         return Normalised("")
     if text.isascii() and text.isprintable() and not _SPECIAL.search(text):
         return Normalised(" ".join(text.split()))  # the common case: nothing to undo
-    text = unicodedata.normalize("NFC", strip_controls(text.replace("\r\n", "\n")))
+    text = strip_controls(text.replace("\r\n", "\n"))
+    if not text.isprintable():
+        text = _SURROGATES.sub("\ufffd", text)
+    text = unicodedata.normalize("NFC", text)
     text, emphasised = _emphasis(text)
     text = _delatex(text)
     text = " ".join(text.split())

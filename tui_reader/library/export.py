@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 
 from tui_reader.corpus.paper import Paper
+from tui_reader.corpus.text import safe_json
 from tui_reader.corpus.venues import venue_label
 from tui_reader.library.bookmarks import Bookmark
 
@@ -31,7 +31,7 @@ def export(marks: Iterable[Bookmark], lookup: Callable[[str], Paper | None], fmt
                     sources=paper.sources,
                 )
             out.append(entry)
-        return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
+        return safe_json(out, indent=2) + "\n"  # exact, but nothing a terminal would obey
     if fmt == "markdown":
         lines = ["# Bookmarks", ""]
         for m in marks:

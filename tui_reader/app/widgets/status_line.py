@@ -44,7 +44,7 @@ class StatusLine(Widget):
         parts: list[Content] = []
         corpus, result = self.corpus, self.result
         if corpus is None:
-            parts.append(Content("Loading…"))
+            parts.append(Content("Loading…" if self.index_state == "loading" else "No collection open"))
         else:
             if result is not None:
                 parts.append(Content(f"{self.shown:,} shown of {result.count_text} matches"))
@@ -52,7 +52,8 @@ class StatusLine(Widget):
                 parts.append(Content(f"{label}{result.query}").stylize("bold"))
                 parts.append(Content(f"{result.took_ms:.0f} ms"))
             else:
-                what = "bookmarked papers" if self.bookmarks_only else "papers"
+                what = "paper" if self.shown == 1 else "papers"
+                what = f"bookmarked {what}" if self.bookmarks_only else what
                 parts.append(Content(f"{self.shown:,} {what} of {len(corpus):,}"))
             if self.bookmarks:
                 missing = sum(1 for b in self.bookmarks if b.id not in corpus.index_of)

@@ -21,6 +21,8 @@ from tui_reader.corpus.formats.common import (
     is_corpus_file,
     make_paper,
     read_text,
+    shown,
+    source_name,
 )
 from tui_reader.corpus.formats.jsonfmt import is_jsonl, stream_jsonl
 from tui_reader.corpus.paper import Paper
@@ -38,6 +40,8 @@ __all__ = [
     "make_paper",
     "read_text",
     "records",
+    "shown",
+    "source_name",
     "stream_jsonl",
 ]
 

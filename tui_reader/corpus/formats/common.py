@@ -9,12 +9,14 @@ import gzip
 import hashlib
 import os
 import re
+import stat
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
+from tui_reader.atomic import file_kind, open_regular
 from tui_reader.corpus.paper import Paper, paper_id
-from tui_reader.corpus.text import normalise, normalise_inline
+from tui_reader.corpus.text import clean_label, normalise, normalise_inline
 from tui_reader.corpus.titles import make_title
 from tui_reader.corpus.venues import split_venue
 
@@ -32,6 +34,31 @@ class CorpusError(Exception):
     """A problem with the paths the user gave (not with a file's contents): exit code 2."""
 
 
+# Caps on what one file may cost (sizes after gunzip). Generous for real collections (87k papers
+# are ~200 MiB of JSON Lines); a gzip bomb or a runaway file stops at the cap with a warning.
+# Read at call time, so tests can lower them with monkeypatch.setattr(common, "MAX_...", n).
+MAX_WHOLE_FILE = 512 * 2**20  # .json / .txt are parsed whole: a larger file is skipped
+MAX_STREAM_BYTES = 2 * 2**30  # .jsonl / .ndjson are streamed: reading stops after this much
+MAX_RECORD_BYTES = 16 * 2**20  # one JSON Lines record (one line): a longer line is skipped
+
+
+def size_label(n: int) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}"
+    return f"{n:,} bytes"
+
+
+def shown(path: str | os.PathLike[str]) -> str:
+    """A path as warnings print it: controls and undecodable bytes made visible."""
+    return clean_label(os.fspath(path))
+
+
+def source_name(path: Path) -> str:
+    """A paper's source as the reader shows it: the file name, made safe for the terminal."""
+    return clean_label(path.name)
+
+
 def fmt(path: Path) -> str:
     name = path.name.lower()
     if name.endswith(".gz"):
@@ -39,45 +66,101 @@ def fmt(path: Path) -> str:
     return Path(name).suffix
 
 
+def is_gzip(path: Path) -> bool:
+    return path.name.lower().endswith(".gz")
+
+
 def is_corpus_file(path: Path) -> bool:
     return fmt(path) in SUFFIXES and not path.name.startswith(".")
 
 
-def discover(inputs: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """Expand the given paths into corpus files, folders recursively, in a stable order."""
+def _regular(path: Path, warnings: list[str]) -> bool:
+    """True for a regular file (symlinks followed); a FIFO, device, socket or a link that leads
+    nowhere (or round in a loop) is named in a warning instead: reading one could hang forever."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        warnings.append(f"{shown(path)}: cannot read ({exc.strerror or exc}); skipped")
+        return False
+    if not stat.S_ISREG(mode):
+        warnings.append(f"{shown(path)}: not a regular file ({file_kind(mode)}); skipped")
+        return False
+    return True
+
+
+def discover(inputs: Iterable[str | os.PathLike[str]], warnings: list[str] | None = None) -> list[Path]:
+    """Expand the given paths into corpus files, folders recursively, in a stable order. Anything
+    that cannot be read (a folder without permission, a FIFO, a symlink loop) is left out and
+    named in ``warnings``; only a path that does not exist at all is an error."""
+    if warnings is None:
+        warnings = []
     found: list[Path] = []
+
+    def walk_error(exc: OSError) -> None:
+        warnings.append(f"{shown(exc.filename or '?')}: cannot read folder ({exc.strerror or exc}); skipped")
+
     for raw in inputs:
         path = Path(raw).expanduser()
-        if not path.exists():
-            raise CorpusError(f"no such file or folder: {raw}")
+        if not os.path.lexists(path):
+            raise CorpusError(f"no such file or folder: {shown(raw)}")
         if path.is_dir():
-            for root, dirs, files in os.walk(path):
+            for root, dirs, files in os.walk(path, onerror=walk_error):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                found.extend(Path(root, f) for f in sorted(files) if is_corpus_file(Path(f)))
-        else:
+                for name in sorted(files):
+                    candidate = Path(root, name)
+                    if is_corpus_file(candidate) and _regular(candidate, warnings):
+                        found.append(candidate)
+        elif _regular(path, warnings):  # else: a FIFO, a dangling link, a loop... given by name
             found.append(path)
     unique: dict[Path, None] = {}
     for p in found:
-        unique.setdefault(p.resolve(), None)
+        try:
+            real = p.resolve()
+        except (OSError, RuntimeError):  # a loop created since the stat: keep the path as given
+            real = p.absolute()
+        unique.setdefault(real, None)
     return list(unique)
 
 
-def read_text(path: Path, warnings: list[str]) -> str | None:
+def read_bytes(path: Path, warnings: list[str]) -> bytes | None:
+    """A whole file (gunzipped), at most MAX_WHOLE_FILE bytes; None, with a warning, otherwise."""
+    limit = MAX_WHOLE_FILE
+    raw: bytes | None
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        warnings.append(f"{path}: cannot read ({exc.strerror or exc})")
+        with open_regular(path) as fh:
+            if is_gzip(path):
+                with gzip.GzipFile(fileobj=fh, mode="rb") as unzipped:
+                    raw = unzipped.read(limit + 1)  # inflates no further than the cap
+            elif os.fstat(fh.fileno()).st_size > limit:
+                raw = None  # larger than the cap: not read at all
+            else:
+                raw = fh.read(limit + 1)
+    except gzip.BadGzipFile as exc:
+        warnings.append(f"{shown(path)}: not a valid gzip file ({exc})")
         return None
-    if path.name.lower().endswith(".gz"):
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            warnings.append(f"{path}: not a valid gzip file ({exc})")
-            return None
+    except OSError as exc:
+        warnings.append(f"{shown(path)}: cannot read ({exc.strerror or exc})")
+        return None
+    except (EOFError, zlib.error) as exc:
+        warnings.append(f"{shown(path)}: not a valid gzip file ({exc})")
+        return None
+    if raw is None or len(raw) > limit:
+        grows = "decompresses to" if is_gzip(path) else "holds"
+        warnings.append(
+            f"{shown(path)}: {grows} more than {size_label(limit)} (the limit for a file read whole); skipped"
+        )
+        return None
+    return raw
+
+
+def read_text(path: Path, warnings: list[str]) -> str | None:
+    raw = read_bytes(path, warnings)
+    if raw is None:
+        return None
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        warnings.append(f"{path}: not valid UTF-8 (byte {exc.start}); read as Windows-1252")
+        warnings.append(f"{shown(path)}: not valid UTF-8 (byte {exc.start}); read as Windows-1252")
         return raw.decode("cp1252", errors="replace")
 
 

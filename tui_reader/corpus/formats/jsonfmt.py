@@ -10,8 +10,20 @@ import json
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
-from tui_reader.corpus.formats.common import Record, fmt, key, make_paper
+from tui_reader.atomic import open_regular
+from tui_reader.corpus.formats import common
+from tui_reader.corpus.formats.common import (
+    Record,
+    fmt,
+    is_gzip,
+    key,
+    make_paper,
+    shown,
+    size_label,
+    source_name,
+)
 from tui_reader.corpus.paper import Paper
 
 TITLE_KEYS = ("title", "name", "paper_title")
@@ -36,53 +48,111 @@ def json_records(path: Path, text: str, warnings: list[str]) -> list[Record] | N
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         if fmt(path) == ".json":
-            warnings.append(f"{path}: malformed JSON (line {exc.lineno}: {exc.msg})")
+            warnings.append(f"{shown(path)}: malformed JSON (line {exc.lineno}: {exc.msg})")
             return []
         return None
+    except RecursionError:
+        warnings.append(f"{shown(path)}: JSON nested too deeply to read; skipped")
+        return []
     if isinstance(data, dict):
         data = next((v for v in data.values() if isinstance(v, list)), [data])
     if not isinstance(data, list):
-        warnings.append(f"{path}: JSON is not a list of papers")
+        warnings.append(f"{shown(path)}: JSON is not a list of papers")
         return []
-    return [(key(json.dumps(d, sort_keys=True).encode()), d) for d in data if isinstance(d, dict)]
+    out: list[Record] = []
+    for d in data:
+        if isinstance(d, dict):
+            try:
+                out.append((key(json.dumps(d, sort_keys=True).encode()), d))
+            except (RecursionError, ValueError):  # too deep to hash: a key of its own, never reused
+                out.append((key(b"unhashable:%d" % len(out)), d))
+    return out
 
 
 def is_jsonl(path: Path) -> bool:
     return fmt(path) in (".jsonl", ".ndjson")
 
 
+class _TooMuch(Exception):
+    """Reading a JSON Lines file went past common.MAX_STREAM_BYTES."""
+
+
+def _lines(fh: BinaryIO | gzip.GzipFile, counted: list[int]) -> Iterator[bytes | None]:
+    """Lines of at most MAX_RECORD_BYTES (None for a longer line, skipped in chunks so it never
+    sits in memory); raises _TooMuch once the file has yielded more than MAX_STREAM_BYTES."""
+    limit, total_limit = common.MAX_RECORD_BYTES, common.MAX_STREAM_BYTES
+    while True:
+        line = fh.readline(limit + 1)
+        if not line:
+            return
+        counted[0] += len(line)
+        if counted[0] > total_limit:
+            raise _TooMuch
+        if len(line) <= limit or line.endswith(b"\n"):
+            yield line
+            continue
+        while line and not line.endswith(b"\n"):  # the rest of an overlong line
+            line = fh.readline(limit + 1)
+            counted[0] += len(line)
+            if counted[0] > total_limit:
+                raise _TooMuch
+        yield None
+
+
 def stream_jsonl(path: Path, warnings: list[str]) -> Iterator[Record]:
-    """JSON Lines read line by line (gzip too): an 87k-paper file never sits in memory whole."""
+    """JSON Lines read line by line (gzip too): an 87k-paper file never sits in memory whole,
+    nor does one overlong line, and a file that inflates past MAX_STREAM_BYTES stops there."""
     bad: list[int] = []
+    long: list[int] = []
     not_utf8 = 0
     number = 0
-    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    counted = [0]
+    gz = is_gzip(path)
     try:
-        with opener(path, "rb") as fh:
-            for number, line in enumerate(fh, 1):
-                if number == 1 and line.startswith(b"\xef\xbb\xbf"):
-                    line = line[3:]
-                if not line.strip():
-                    continue
-                if not line.lstrip().startswith(b"{"):
-                    bad.append(number)
-                    continue
-                try:
-                    text = line.decode("utf-8")
-                except UnicodeDecodeError:
-                    not_utf8 += 1
-                    text = line.decode("cp1252", errors="replace")
-                yield key(line.rstrip(b"\r\n")), (number, text)
+        with open_regular(path) as raw:
+            fh: BinaryIO | gzip.GzipFile = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
+            with fh:
+                for number, line in enumerate(_lines(fh, counted), 1):
+                    if line is None:
+                        long.append(number)
+                        continue
+                    if number == 1 and line.startswith(b"\xef\xbb\xbf"):
+                        line = line[3:]
+                    if not line.strip():
+                        continue
+                    if not line.lstrip().startswith(b"{"):
+                        bad.append(number)
+                        continue
+                    try:
+                        text = line.decode("utf-8")
+                    except UnicodeDecodeError:
+                        not_utf8 += 1
+                        text = line.decode("cp1252", errors="replace")
+                    yield key(line.rstrip(b"\r\n")), (number, text)
+    except _TooMuch:
+        grows = " once decompressed" if gz else ""
+        warnings.append(
+            f"{shown(path)}: stopped at line {number + 1}: more than "
+            f"{size_label(common.MAX_STREAM_BYTES)} of JSON Lines{grows} (the limit for one file)"
+        )
     except OSError as exc:  # unreadable, or a gzip stream that is corrupt or cut short
         what = "not a valid gzip file" if isinstance(exc, gzip.BadGzipFile) else "cannot read"
-        warnings.append(f"{path}: {what} after line {number} ({exc.strerror or exc})")
+        warnings.append(f"{shown(path)}: {what} after line {number} ({exc.strerror or exc})")
     except (EOFError, zlib.error) as exc:
-        warnings.append(f"{path}: gzip data is cut short after line {number} ({exc})")
+        warnings.append(f"{shown(path)}: gzip data is cut short after line {number} ({exc})")
     if not_utf8:
-        warnings.append(f"{path}: {not_utf8} line(s) not valid UTF-8; read as Windows-1252")
+        warnings.append(f"{shown(path)}: {not_utf8} line(s) not valid UTF-8; read as Windows-1252")
+    if long:
+        warnings.append(
+            f"{shown(path)}: skipped {len(long)} line(s) longer than "
+            f"{size_label(common.MAX_RECORD_BYTES)} ({_numbers(long)})"
+        )
     if bad:
-        shown = ", ".join(map(str, bad[:5])) + (" ..." if len(bad) > 5 else "")
-        warnings.append(f"{path}: skipped {len(bad)} malformed line(s) (line {shown})")
+        warnings.append(f"{shown(path)}: skipped {len(bad)} malformed line(s) ({_numbers(bad)})")
+
+
+def _numbers(lines: list[int]) -> str:
+    return "line " + ", ".join(map(str, lines[:5])) + (" ..." if len(lines) > 5 else "")
 
 
 def build(path: Path, payload: object) -> Paper | None:
@@ -91,7 +161,7 @@ def build(path: Path, payload: object) -> Paper | None:
         try:
             payload = json.loads(payload[1])
         except json.JSONDecodeError:
-            return None
+            return None  # RecursionError (nested too deeply) goes up: the record is named in a warning
     if not isinstance(payload, dict):
         return None
     abstract = _first(payload, ABSTRACT_KEYS)
@@ -99,7 +169,7 @@ def build(path: Path, payload: object) -> Paper | None:
         return None
     return make_paper(
         abstract,
-        path.name,
+        source_name(path),
         str(_first(payload, TITLE_KEYS) or ""),
         _first(payload, AUTHOR_KEYS),
         _first(payload, VENUE_KEYS),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tui_reader.corpus.formats.common import Record, key, make_paper
+from tui_reader.corpus.formats.common import Record, key, make_paper, source_name
 from tui_reader.corpus.paper import Paper
 
 
@@ -28,4 +28,4 @@ def is_payload(payload: object) -> bool:
 
 def build(path: Path, payload: tuple[str, str]) -> Paper | None:
     header, para = payload
-    return make_paper(para, path.name, venue=header or None)
+    return make_paper(para, source_name(path), venue=header or None)
