@@ -16,7 +16,7 @@ from tui_reader.app.screens.help import HelpScreen
 from tui_reader.app.screens.main import MainScreen
 from tui_reader.app.screens.note import NoteScreen
 from tui_reader.app.widgets.paper_list import PaperList
-from tui_reader.search import completion, fastscore, terms
+from tui_reader.search import completion, score, terms
 
 MakeApp = Callable[..., ReaderApp]
 
@@ -255,9 +255,9 @@ def _whoosh_rows(screen: MainScreen, text: str) -> list[int]:
 LARGE_SIDE = [
     (completion, "SMALL_CORPUS", 0),
     (completion, "COMPLETION_POSTINGS", 1),
-    (fastscore, "SKIP_BELOW", 0),
-    (fastscore, "MAX_TERMS", 1),
-    (fastscore, "PHRASE_CHECKS", 2),
+    (score, "SKIP_BELOW", 0),
+    (score, "MAX_TERMS", 1),
+    (score, "PHRASE_CHECKS", 2),
     (terms, "PREFIX_EXPANSIONS", 2),
 ]
 

@@ -10,7 +10,7 @@ from support import SEEDS
 
 from bench import corpusgen
 from tui_reader.corpus.corpus import Corpus, load_corpus
-from tui_reader.search.build import bulk
+from tui_reader.search.build import bulk, plan, transport
 from tui_reader.search.index import SearchIndex
 from tui_reader.search.schema import document, make_schema
 from tui_reader.search.searcher import Searcher
@@ -92,13 +92,13 @@ def _assert_same_index(a: whoosh.index.Index, b: whoosh.index.Index, docs: int) 
         rb.close()
 
 
-@pytest.mark.parametrize(("procs", "round_size"), [(1, bulk.ROUND), (2, bulk.ROUND), (2, 150)])
+@pytest.mark.parametrize(("procs", "round_size"), [(1, plan.ROUND), (2, plan.ROUND), (2, 150)])
 def test_bulk_segment_holds_what_whooshs_writer_writes(
     generated: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, procs: int, round_size: int
 ) -> None:
     """procs=2: two workers, most terms stitched from both; round_size=150: three ranges, the
     first worker taking two of them one after the other."""
-    monkeypatch.setattr(bulk, "ROUND", round_size)
+    monkeypatch.setattr(plan, "ROUND", round_size)
     ours = _build(tmp_path / "bulk", generated, procs)
     theirs = _build(tmp_path / "whoosh", generated, None)
     assert len(ours._segments()) == 1
@@ -123,7 +123,7 @@ def test_seed_collection_builds_in_process_into_one_segment(tmp_path: Path) -> N
 def test_a_worker_that_cannot_run_falls_back_to_whooshs_writer(
     generated: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(bulk, "python", lambda: str(tmp_path / "no-such-python"))
+    monkeypatch.setattr(transport, "python", lambda: str(tmp_path / "no-such-python"))
     index = SearchIndex(generated, root=tmp_path / "index")
     report = index.ensure(procs=2)
     assert report.action == "built" and report.added == PAPERS
@@ -138,7 +138,7 @@ def test_a_worker_that_dies_mid_build_falls_back(
     script = tmp_path / "python-that-dies"
     script.write_text("#!/bin/sh\nhead -c 1000 >/dev/null\nexit 3\n")
     script.chmod(0o755)
-    monkeypatch.setattr(bulk, "python", lambda: str(script))
+    monkeypatch.setattr(transport, "python", lambda: str(script))
     index = SearchIndex(generated, root=tmp_path / "index")
     assert index.ensure(procs=2).action == "built"
     assert Searcher(index).search("learning").hits
@@ -148,15 +148,15 @@ def test_a_worker_that_dies_mid_build_falls_back(
 def test_cancelling_a_build_stops_the_workers_and_leaves_nothing(
     generated: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    started: list[bulk._Child] = []
-    real_child = bulk._Child
+    started: list[transport.Child] = []
+    real_child = transport.Child
 
     def tracked(*args, **kwargs):  # type: ignore[no-untyped-def]
         child = real_child(*args, **kwargs)
         started.append(child)
         return child
 
-    monkeypatch.setattr(bulk, "_Child", tracked)
+    monkeypatch.setattr(transport, "Child", tracked)
 
     class Quit(Exception):
         pass

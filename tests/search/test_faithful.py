@@ -16,7 +16,7 @@ from support import run_cli_many
 
 from bench import corpusgen
 from tui_reader.corpus.corpus import load_corpus
-from tui_reader.search import completion, fastscore, querytext, terms
+from tui_reader.search import completion, querytext, score, terms
 from tui_reader.search.index import SearchIndex
 from tui_reader.search.searcher import Searcher, SearchMode
 
@@ -45,9 +45,9 @@ TYPED = [
 LARGE = {  # (module, constant, value on the large side)
     "small_corpus": (completion, "SMALL_CORPUS", 0),
     "completion_postings": (completion, "COMPLETION_POSTINGS", 1),
-    "skip_below": (fastscore, "SKIP_BELOW", 0),
-    "max_terms": (fastscore, "MAX_TERMS", 1),
-    "phrase_checks": (fastscore, "PHRASE_CHECKS", 2),
+    "skip_below": (score, "SKIP_BELOW", 0),
+    "max_terms": (score, "MAX_TERMS", 1),
+    "phrase_checks": (score, "PHRASE_CHECKS", 2),
     "prefix_expansions": (terms, "PREFIX_EXPANSIONS", 2),
     "scan_cap": (terms, "_SCAN_CAP", 3),
 }
@@ -99,11 +99,11 @@ def test_enter_is_whooshs_answer(searcher: Searcher, text: str) -> None:
 
 
 def test_the_queries_exercise_both_paths(index: SearchIndex) -> None:
-    """The query set matches papers, and reaches fastscore and Whoosh's fallback alike."""
+    """The query set matches papers, and reaches the block scorer (score.py) and Whoosh's fallback alike."""
     searcher = Searcher(index)
     assert all(whoosh(searcher, q) for q in ALL if q != "zzzzunknownword")
     with index.searcher() as s:
-        covered = [fastscore.search(s, searcher.parse(q)[0], 10) is not None for q in ALL]
+        covered = [score.search(s, searcher.parse(q)[0], 10) is not None for q in ALL]
     assert any(covered) and not all(covered)
 
 

@@ -9,6 +9,7 @@ the two always agree; ``tests/search/test_analysis.py`` holds them to that.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from whoosh.analysis import (
@@ -29,7 +30,7 @@ TOKEN = r"\w+(\.?\w+)*"  # the fork's default keeps "*" inside words; this is 2.
 _WORDS = re.compile(r"\w+(?:[.]\w+)*+").findall
 
 
-def stem_chain():  # type: ignore[no-untyped-def]
+def stem_chain() -> Any:
     # Unbounded stem cache: the default LRU of 50k costs ~15% of build time at 87k papers.
     return (
         RegexTokenizer(TOKEN)
@@ -40,7 +41,7 @@ def stem_chain():  # type: ignore[no-untyped-def]
     )
 
 
-def fold_chain():  # type: ignore[no-untyped-def]
+def fold_chain() -> Any:
     return RegexTokenizer(TOKEN) | LowercaseFilter() | CharsetFilter(accent_map)
 
 
@@ -55,7 +56,7 @@ class _Fused(Analyzer):
     def __init__(self) -> None:
         self._chain = self._make_chain()
 
-    def _make_chain(self):  # type: ignore[no-untyped-def]
+    def _make_chain(self) -> Any:
         raise NotImplementedError
 
     def _kept(self, value: str) -> list[tuple[str, int]]:
@@ -75,17 +76,17 @@ class _Fused(Analyzer):
 
     def __call__(
         self,
-        value,
-        positions=False,
-        chars=False,
-        keeporiginal=False,  # type: ignore[no-untyped-def]
-        removestops=True,
-        start_pos=0,
-        start_char=0,
-        tokenize=True,
-        mode="",
-        **kwargs,
-    ):
+        value: str,
+        positions: bool = False,
+        chars: bool = False,
+        keeporiginal: bool = False,
+        removestops: bool = True,
+        start_pos: int = 0,
+        start_char: int = 0,
+        tokenize: bool = True,
+        mode: str = "",
+        **kwargs: Any,
+    ) -> Iterator[Any]:
         if chars or keeporiginal or not removestops or not tokenize or start_pos or start_char:
             return self._chain(
                 value,
@@ -101,7 +102,7 @@ class _Fused(Analyzer):
             )
         return self._tokens(value, positions, mode, kwargs)
 
-    def _tokens(self, value: str, positions: bool, mode: str, kwargs: dict[str, Any]):  # type: ignore[no-untyped-def]
+    def _tokens(self, value: str, positions: bool, mode: str, kwargs: dict[str, Any]) -> Iterator[Any]:
         token = Token(positions, False, True, mode, **kwargs)
         for text, pos in self._kept(value):
             token.text = text
@@ -130,7 +131,7 @@ class FastStemAnalyzer(_Fused):
         super().__init__()
         self._stems: dict[str, str | None] = {}  # word -> its stem, or None if the chain drops it
 
-    def _make_chain(self):  # type: ignore[no-untyped-def]
+    def _make_chain(self) -> Any:
         return stem_chain()
 
     def _stem(self, word: str) -> str | None:
@@ -172,7 +173,7 @@ class FastStemAnalyzer(_Fused):
 class FastFoldAnalyzer(_Fused):
     """``fold_chain()``: words, lowercased, accents folded (names, venues, title words)."""
 
-    def _make_chain(self):  # type: ignore[no-untyped-def]
+    def _make_chain(self) -> Any:
         return fold_chain()
 
     def _kept(self, value: str) -> list[tuple[str, int]]:

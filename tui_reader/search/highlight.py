@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 from whoosh import highlight
 
@@ -17,12 +18,12 @@ Spans = list[tuple[int, int]]
 
 
 @lru_cache(maxsize=1)
-def _stem():  # type: ignore[no-untyped-def]
+def _stem() -> Any:
     return stem_analyzer()
 
 
 @lru_cache(maxsize=1)
-def _fold():  # type: ignore[no-untyped-def]
+def _fold() -> Any:
     return fold_analyzer()
 
 
@@ -42,7 +43,7 @@ _OPEN, _CLOSE = "\x02", "\x03"  # control characters never survive normalisation
 class _MarkFormatter(highlight.Formatter):
     between = " … "
 
-    def format_token(self, text, token, replace=False):  # type: ignore[no-untyped-def]
+    def format_token(self, text: str, token: Any, replace: bool = False) -> str:
         return _OPEN + highlight.get_text(text, token, replace) + _CLOSE
 
 

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import whoosh
 import whoosh.index
@@ -28,7 +29,7 @@ from tui_reader import paths
 from tui_reader.atomic import atomic_write_bytes, file_lock
 from tui_reader.corpus.corpus import Corpus
 from tui_reader.errors import IndexBusy
-from tui_reader.search.build.bulk import BulkBuild, BulkFailed, BulkUnsupported
+from tui_reader.search.build import BulkBuild, BulkFailed, BulkUnsupported
 from tui_reader.search.schema import SCHEMA_VERSION, document, make_schema
 
 Progress = Callable[[int, int, str], None]
@@ -192,7 +193,8 @@ class SearchIndex:
         return UpdateReport("built", added=n)
 
     def _bulk(self, ix: whoosh.index.Index, procs: int, progress: Progress | None) -> None:
-        """One segment from worker processes (see bulk.py): ~5x faster than Whoosh's writer."""
+        """One segment from worker processes (see build/): ~5x faster than Whoosh's writer. It
+        raises BulkUnsupported when w3's self-check switched the fast paths off."""
         corpus, n = self.corpus, len(self.corpus)
         writer = ix.writer()
         build = None
@@ -214,7 +216,7 @@ class SearchIndex:
                 build.close()
 
     def _standard(self, ix: whoosh.index.Index, progress: Progress | None) -> None:
-        """Whoosh's own writer, for a writer or schema bulk.py does not reproduce."""
+        """Whoosh's own writer, for a writer or schema build/ does not reproduce."""
         corpus, n = self.corpus, len(self.corpus)
         writer = ix.writer(limitmb=128)
         step = max(1, n // 200)
@@ -274,7 +276,7 @@ class SearchIndex:
             return self._ix
 
     @contextlib.contextmanager
-    def searcher(self) -> Iterator:  # type: ignore[type-arg]
+    def searcher(self) -> Iterator[Any]:
         """The one searcher, held under the lock for the duration of a search."""
         with self.lock:
             if self._searcher is None:

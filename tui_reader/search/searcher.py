@@ -1,6 +1,6 @@
 """Running queries: one entry point, where a SearchMode decides between Enter's and typing's path.
 
-Enter and the command line return Whoosh's own answer, scored a block at a time by fastscore where
+Enter and the command line return Whoosh's own answer, scored a block at a time by score.py where
 it can (same papers, order and count). Type-ahead may complete the word being typed, bound an
 explicit prefix or stop Whoosh's scoring after a time budget: each of these adds papers or says
 it stopped early (``partial``, a count that is a lower bound), and none reaches Enter.
@@ -21,13 +21,14 @@ from whoosh.searching import Results
 from whoosh.searching import Searcher as WhooshSearcher
 
 from tui_reader.errors import IndexDamaged
-from tui_reader.search import fastscore
+from tui_reader.search import w3
 from tui_reader.search.completion import Completer
 from tui_reader.search.highlight import match_spans, snippet
 from tui_reader.search.index import SearchIndex
 from tui_reader.search.modes import PAGE, SearchMode
 from tui_reader.search.reading import QueryReader
 from tui_reader.search.schema import DEFAULT_FIELD
+from tui_reader.search.score import search as fast_search
 from tui_reader.search.suggest import suggest
 
 __all__ = ["PAGE", "Hit", "SearchMode", "SearchResult", "Searcher", "match_spans", "snippet"]
@@ -85,6 +86,7 @@ class Searcher:
         self._cache_lock = threading.Lock()
         with self.index.searcher() as searcher:
             self.completer = Completer(searcher.reader(), small_corpus)
+        w3.status()  # the seam's self-check, here (an index worker) rather than in the first search
         self.reading = QueryReader(index.index().schema, self.completer)
 
     def invalidate(self) -> None:
@@ -162,16 +164,16 @@ class Searcher:
                 result.incomplete = True
                 result.took_ms = (time.perf_counter() - started) * 1000
                 return result
-            try:
-                fast = fastscore.search(s, q, limit, exact=not typeahead)
-            except Exception:  # unreadable postings: Whoosh's path below says what is wrong
-                fast = None
+            # None: Whoosh's path below answers, and says what is wrong with unreadable files.
+            # fast_search logs and counts a fast-path error; w3.take_notice tells the reader once.
+            fast = fast_search(s, q, limit, exact=not typeahead)
             if fast is not None:  # terms, And, Or, fuzzy, phrases: scored a block at a time
                 top, result.total, exact = fast
                 result.exact = exact and not result.partial
                 result.hits = self._hits((s.stored_fields(docnum)["id"], score) for score, docnum in top)
             else:
                 self._whoosh(s, q, text, limit, budget, result)
+            result.notice = result.notice or w3.take_notice()
             result.terms = _highlight_terms(q, reader)
             if result.total < 3 and not typeahead:
                 result.suggestion = suggest(text, s, self.completer, self.corpus)
@@ -181,7 +183,7 @@ class Searcher:
     def _whoosh(
         self, s: WhooshSearcher, q: query.Query, text: str, limit: int, budget: float, result: SearchResult
     ) -> None:
-        """Whoosh's own search, for what fastscore does not cover (ranges, Every, unscorable
+        """Whoosh's own search, for what score.py does not cover (ranges, Every, unscorable
         fields). While typing it stops after ``budget`` seconds and shows what it found so far."""
         try:
             results, stopped = self._run(s, q, limit, budget)
@@ -241,7 +243,7 @@ def _highlight_terms(q: query.Query, reader: IndexReader) -> frozenset[str]:
         if isinstance(leaf, query.Phrase):
             out.update(leaf.words)
         elif isinstance(leaf, query.MultiTerm):
-            for k, btext in enumerate(leaf._btexts(reader)):
+            for k, btext in enumerate(w3.expansions(leaf, reader)):
                 if k >= 64:
                     break
                 out.add(btext.decode("utf-8") if isinstance(btext, bytes) else btext)

@@ -9,6 +9,8 @@ import heapq
 from whoosh import query
 from whoosh.reading import IndexReader
 
+from tui_reader.search import w3
+
 PREFIX_EXPANSIONS = 48  # an explicit prefix becomes its most frequent completions
 TYPEAHEAD_COMPLETIONS = 8
 _SCAN_CAP = 4000  # completions looked at per prefix; keeps "a*" bounded at 87k
@@ -80,7 +82,7 @@ def bound(node: query.Query, reader: IndexReader) -> tuple[query.Query, bool]:
         terms = top_terms(reader, node.fieldname, node.text, PREFIX_EXPANSIONS + 1)
     elif isinstance(node, query.Wildcard):
         expanded = []
-        for k, btext in enumerate(node._btexts(reader)):
+        for k, btext in enumerate(w3.expansions(node, reader)):
             if k >= _SCAN_CAP:
                 break
             expanded.append(btext.decode("utf-8") if isinstance(btext, bytes) else btext)

@@ -1,4 +1,4 @@
-"""fastscore ranks exactly as Whoosh's own search does, on one segment and on several."""
+"""score.py ranks exactly as Whoosh's own search does, on one segment and on several."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from whoosh import query
 
 from bench import corpusgen
 from tui_reader.corpus.corpus import Corpus, load_corpus
-from tui_reader.search import fastscore
+from tui_reader.search import score
 from tui_reader.search.index import SearchIndex
 from tui_reader.search.searcher import Searcher
 
@@ -44,7 +44,7 @@ QUERIES = [
 
 @pytest.fixture(scope="module")
 def corpus_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return corpusgen.write(tmp_path_factory.mktemp("fastscore") / "papers.jsonl", 400)
+    return corpusgen.write(tmp_path_factory.mktemp("score") / "papers.jsonl", 400)
 
 
 def _open(corpus_file: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Corpus, SearchIndex]:
@@ -60,7 +60,7 @@ def _compare(
 ) -> tuple[int, bool]:
     with index.searcher() as s:
         q, _ = searcher.parse(text)
-        ours = fastscore.search(s, q, limit, exact=exact)
+        ours = score.search(s, q, limit, exact=exact)
         assert ours is not None, f"{text!r} ({q!r}) fell back to Whoosh"
         top, total, counted = ours
         theirs = s.search(q, limit=limit)
@@ -88,7 +88,7 @@ def test_same_ranking_as_whoosh_on_one_segment(
     assert totals["zzzzunknownword"] == 0
     # Past PHRASE_CHECKS candidates: Enter still checks every one; type-ahead checks the best
     # first and stops once its page is full, with the same top hits and a lower-bound count.
-    monkeypatch.setattr(fastscore, "PHRASE_CHECKS", 5)
+    monkeypatch.setattr(score, "PHRASE_CHECKS", 5)
     for text in ['"neural network"', '"of the"', '"learning model"~3']:
         assert _compare(index, searcher, text, limit=3)[1], text
     stopped = [
@@ -124,9 +124,9 @@ def test_queries_it_does_not_cover_go_to_whoosh(
 ) -> None:
     _, index = _open(corpus_file, tmp_path, monkeypatch)
     with index.searcher() as s:
-        assert fastscore.search(s, query.Every(), 10) is None
-        assert fastscore.search(s, query.NumericRange("year", 2000, 2030), 10) is None
-        assert fastscore.search(s, query.Or([query.Term("content", "learn")], scale=0.5), 10) is None
+        assert score.search(s, query.Every(), 10) is None
+        assert score.search(s, query.NumericRange("year", 2000, 2030), 10) is None
+        assert score.search(s, query.Or([query.Term("content", "learn")], scale=0.5), 10) is None
     searcher = Searcher(index)
     assert searcher.search("year:>2000 learning").hits  # still answered, by Whoosh
     index.close()

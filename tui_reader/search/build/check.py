@@ -1,0 +1,150 @@
+"""w3's self-check: a sample index written by Whoosh's writer and by the bulk builder, in memory,
+what differs between the two as Whoosh reads them, then how score.py's answers differ from
+Whoosh's searcher on it (score.difference).
+
+The sample is small -- 16 papers in the project's schema; the whole self-check, both builds, this
+comparison and score.difference's searches, takes ~35 ms -- but takes every path of the build's
+block layout: blocks of 4 postings so that lists span several blocks, two ranges so that lists
+are stitched, long position lists so that blocks are compressed, a long paper whose length byte
+is lossy, fields left out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from typing import Any
+
+from whoosh.codec.whoosh3 import W3Codec
+from whoosh.filedb.filestore import RamStorage
+
+from tui_reader.search.build.bulk import BulkBuild
+
+BLOCK = 4  # postings per block in the sample
+
+
+class _Memory(RamStorage):
+    """RamStorage, its writers' temporary files in a folder of their own: Whoosh's default is
+    named after the index ("MAIN.tmp"), one folder shared by every process on the machine."""
+
+    def temp_storage(self, name: str | None = None) -> Any:
+        return super().temp_storage(None)
+
+
+WORDS = ["graph", "neural", "network", "model", "vision", "kernel", "tensor", "robust", "grammar", "gradient"]
+
+
+def run() -> str | None:
+    """What differs, or None: the fast paths are Whoosh's own answers."""
+    from tui_reader.search import score
+
+    theirs, ours = sample_indexes()
+    return difference(theirs, ours) or score.difference(theirs)
+
+
+def sample_docs(n: int = 16) -> list[dict[str, Any]]:
+    """Papers as schema.document() makes them, from a fixed vocabulary (score.difference
+    searches these words)."""
+    w = WORDS
+    docs = []
+    for i in range(n):
+        title = f"{w[i % 7]} {w[(3 * i + 1) % 10]} model" if i % 4 else f"neural network {w[i % 10]}"
+        words = [w[(i * k + k * k) % 10] for k in range(1, 5 + i % 9)]
+        if i % 3 == 0:
+            words += ["graph", "neural", "network", "of", "the", "robust"]
+        if i % 5 == 1:
+            words += ["neural", "and", "network"]
+        if i % 2 == 0:
+            words += ["tensor", "of", "élan"] * (20 + i % 7)  # long position lists: compressed blocks
+        if i == 7:
+            words *= 24  # a length over 255: stored as a lossy byte
+        authors = " ; ".join(["Ada Lovelace", "Émile Noether", "Wei Li"][: 1 + i % 3])
+        doc: dict[str, Any] = {
+            "id": f"p{i:03d}",
+            "title": title,
+            "content": f"{title}\n{title}\n{authors}\n{' '.join(words)}",
+            "authors": authors,
+            "venue": ["icml 2019", "neurips nips", ""][i % 3] or None,
+            "sources": "arxiv openreview" if i % 2 else "arxiv",
+            "tw": title,
+        }
+        if i % 6:
+            doc["year"] = 2000 + i % 23
+        docs.append(doc)
+    return docs
+
+
+def sample_indexes() -> tuple[Any, Any]:
+    """The sample, in memory: (Whoosh's writer's index, the bulk builder's), one segment each."""
+    from tui_reader.search.schema import make_schema
+
+    docs = sample_docs()
+    theirs = _Memory().create_index(make_schema())
+    writer = theirs.writer(codec=W3Codec(blocklimit=BLOCK))
+    for doc in docs:
+        writer.add_document(**doc)
+    writer.commit()
+    ours = _Memory().create_index(make_schema())
+    writer = ours.writer(codec=W3Codec(blocklimit=BLOCK))
+    build = BulkBuild(writer, len(docs), procs=1, ranges=2)
+    try:
+        for i in build.order():
+            build.add(i, docs[i])
+        build.finish()
+        writer.commit(merge=False)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            writer.cancel()
+        raise
+    finally:
+        build.close()
+    return theirs, ours
+
+
+def difference(theirs: Any, ours: Any) -> str | None:
+    """The first thing Whoosh reads differently in the two indexes, or None."""
+    ra, rb = theirs.reader(), ours.reader()
+    try:
+        docs = ra.doc_count_all()
+        if rb.doc_count_all() != docs or not rb.is_atomic():
+            return "the bulk build's documents differ"
+        terms = list(ra.all_terms())
+        if list(rb.all_terms()) != terms:
+            return "the bulk build's terms differ"
+        for field, term in terms:
+            ia, ib = ra.term_info(field, term), rb.term_info(field, term)
+            if _stats(ia) != _stats(ib) or not math.isclose(ia.weight(), ib.weight(), rel_tol=1e-6):
+                return f"the bulk build's statistics of {field}:{term!r} differ"
+            if _postings(ra, field, term) != _postings(rb, field, term):
+                return f"the bulk build's postings of {field}:{term!r} differ"
+        for field in ra.schema.names():
+            if ra.field_length(field) != rb.field_length(field) or any(
+                ra.doc_field_length(d, field) != rb.doc_field_length(d, field) for d in range(docs)
+            ):
+                return f"the bulk build's lengths of {field} differ"
+        if any(ra.stored_fields(d) != rb.stored_fields(d) for d in range(docs)):
+            return "the bulk build's stored fields differ"
+        return None
+    finally:
+        ra.close()
+        rb.close()
+
+
+def _stats(info: Any) -> tuple[Any, ...]:
+    return (
+        info.doc_frequency(),
+        info.min_length(),
+        info.max_length(),
+        info.max_weight(),
+        info.min_id(),
+        info.max_id(),
+    )
+
+
+def _postings(reader: Any, field: str, term: bytes) -> list[tuple[Any, ...]]:
+    m = reader.postings(field, term)
+    out = []
+    while m.is_active():
+        out.append((m.id(), m.weight(), m.value()))
+        m.next()
+    return out

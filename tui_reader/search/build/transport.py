@@ -1,0 +1,154 @@
+"""Between the bulk builder and its worker processes: pickles over pipes, and part files.
+
+Parent to worker, on the worker's stdin: a header ``(pickled schema, folder, block params)``,
+then chunks of ``(docnum, document)`` until None. Worker to parent, on its stdout: ``("added",
+n)`` per chunk; per range ``("lengths", base, count, {field: lengths})`` (the parent writes the
+per-document data meanwhile), ``("written", done, total)`` while it writes, and ``("done",
+base)`` once the range's part file -- its posting blocks, ``part-BASE.pst`` -- and the file's
+term table (``.terms``) are complete; ``("error", traceback)`` if it fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+Doc = dict[str, Any]
+Header = tuple[bytes, str, tuple[int, int]]  # pickled schema, folder for part files, block params
+Part = dict[str, Any]  # base, count, path, fields: {name: (terms, term infos, last-block offsets)}
+
+_STOP = object()  # tells a feeder thread to end
+
+
+class BulkFailed(RuntimeError):
+    """A worker process could not start or stopped: use Whoosh's writer (slower, in-process)."""
+
+
+def python() -> str:
+    """The interpreter for worker processes (tests swap it for one that fails)."""
+    return sys.executable
+
+
+def part_path(folder: str | Path, base: int) -> Path:
+    """Where the postings of the range starting at ``base`` go (then ``.terms``, its table)."""
+    return Path(folder) / f"part-{base}.pst"
+
+
+def write_table(part: Part) -> None:
+    with open(f"{part['path']}.terms", "wb") as fh:
+        pickle.dump(part, fh, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def read_table(folder: str | Path, base: int) -> Part:
+    with open(f"{part_path(folder, base)}.terms", "rb") as fh:
+        return pickle.load(fh)
+
+
+# -- the worker's side --------------------------------------------------------------------------
+class Pipe:
+    """A worker's ends: the header and chunks from stdin, messages to stdout."""
+
+    def __init__(self, inbox: BinaryIO | None = None, outbox: BinaryIO | None = None) -> None:
+        self.inbox = inbox or sys.stdin.buffer
+        self.outbox = outbox or sys.stdout.buffer
+
+    def header(self) -> Header:
+        return pickle.load(self.inbox)
+
+    def chunks(self) -> Iterator[list[tuple[int, Doc]]]:
+        while (chunk := pickle.load(self.inbox)) is not None:
+            yield chunk
+
+    def send(self, *msg: Any) -> None:
+        pickle.dump(msg, self.outbox, protocol=pickle.HIGHEST_PROTOCOL)
+        self.outbox.flush()
+
+
+# -- the parent's side --------------------------------------------------------------------------
+class Child:
+    """One worker process, a thread that feeds it and one that reads its messages into the
+    shared queue. A plain subprocess, not multiprocessing: nothing forks the app's threads, and
+    the caller's main module is never re-imported. The feeder keeps a few chunks queued so the
+    parent goes on preparing documents while a worker's pipe is full (workers never wait)."""
+
+    def __init__(self, k: int, header: Header, messages: queue.Queue[Any], tmp: Path) -> None:
+        env = dict(os.environ)
+        root = str(Path(__file__).resolve().parents[3])  # where tui_reader is importable from
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+        self.errfile = tmp / f"worker{k}.err"
+        try:
+            with open(self.errfile, "wb") as err:
+                self.proc = subprocess.Popen(
+                    [python(), "-m", "tui_reader.search.build.worker"],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=err,
+                    env=env,
+                    close_fds=True,
+                )
+        except OSError as exc:
+            raise BulkFailed(f"could not start an indexing process ({exc})") from exc
+        self.k = k
+        self.broken = False
+        self._outgoing: queue.Queue[Any] = queue.Queue(maxsize=3)
+        self.reader = threading.Thread(
+            target=self._read, args=(messages,), daemon=True, name=f"tui-reader-index-{k}"
+        )
+        self.feeder = threading.Thread(target=self._feed, daemon=True, name=f"tui-reader-feed-{k}")
+        self.reader.start()
+        self.feeder.start()
+        self.send(header)
+
+    def send(self, obj: Any) -> None:
+        while True:
+            if self.broken:
+                raise BulkFailed(f"an indexing process stopped: {self.error()}")
+            try:
+                self._outgoing.put(obj, timeout=0.2)
+                return
+            except queue.Full:
+                continue
+
+    def _feed(self) -> None:
+        assert self.proc.stdin is not None
+        try:
+            while (obj := self._outgoing.get()) is not _STOP:
+                pickle.dump(obj, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):  # the worker ended (or was stopped)
+            self.broken = True
+
+    def _read(self, messages: queue.Queue[Any]) -> None:
+        assert self.proc.stdout is not None
+        try:
+            while True:
+                messages.put(pickle.load(self.proc.stdout))
+        except Exception:  # EOF: the process ended; the parent checks how
+            messages.put(("exit", self.k))
+
+    def error(self) -> str:
+        try:
+            text = self.errfile.read_text("utf-8", "replace").strip()
+        except OSError:
+            text = ""
+        code = self.proc.poll()
+        return text.splitlines()[-1] if text else f"exit code {code}"
+
+    def stop(self) -> None:
+        with contextlib.suppress(queue.Full):
+            self._outgoing.put_nowait(_STOP)
+        if self.proc.poll() is None:
+            self.proc.kill()
+        with contextlib.suppress(Exception):
+            self.proc.wait(5)
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            with contextlib.suppress(Exception):
+                pipe.close()  # type: ignore[union-attr]

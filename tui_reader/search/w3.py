@@ -1,0 +1,400 @@
+"""The one module that touches Whoosh's private parts: its W3 codec's files and objects.
+
+The fast paths -- the bulk build (build/) and block-at-a-time scoring (score.py, phrase.py) --
+read and write segments below Whoosh's public API, through the small accessors here. They are
+checked on first use (build/check.py): a tiny index written by Whoosh's writer and by the bulk
+builder must read the same and score the same. If not, the fast paths switch off for the process
+(Whoosh's writer builds and its searcher answers: the same results, slower) and the reader is told
+once (``take_notice``).
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import struct
+import threading
+import zlib
+from array import array
+from bisect import bisect_right
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from itertools import accumulate, pairwise
+from operator import itemgetter, methodcaller
+from pathlib import Path
+from typing import Any
+
+import whoosh
+from whoosh import formats, scoring
+from whoosh.codec import whoosh3
+from whoosh.matching.wrappers import FilterMatcher
+from whoosh.system import pack_int, pack_long, pack_uint, pack_ushort, unpack_int, unpack_long
+from whoosh.util.numeric import byte_to_length, length_to_byte
+
+logger = logging.getLogger("tui_reader.search")
+
+
+# -- health: the self-check's verdict, fast-path errors, the one notice ---------------------------
+@dataclass(frozen=True, slots=True)
+class Health:
+    ok: bool  # the fast paths are on
+    reason: str | None = None  # why they are off
+    errors: int = 0  # fast-path errors logged in this process
+
+
+_lock = threading.RLock()
+_local = threading.local()  # .checking: this thread runs the self-check
+_verdict: str | bool | None = False  # False: not checked yet; None: fine; a str: what differs
+_errors = 0
+_notice: str | None = None  # waiting for the reader
+_told = False  # a notice was given: there is only ever one
+_SAME = "results are the same, only slower."
+
+
+def status() -> Health:
+    """Whether the fast paths are on: the self-check runs on the first call (once per process,
+    other threads wait for it). Within the check itself they count as on."""
+    verdict = _verdict
+    if verdict is False:
+        if getattr(_local, "checking", False):
+            return Health(True, None, _errors)
+        verdict = _check()
+    reason = verdict if isinstance(verdict, str) else None
+    return Health(reason is None, reason, _errors)
+
+
+def _check() -> str | bool | None:
+    global _verdict
+    with _lock:
+        if _verdict is False:
+            from tui_reader.search.build import check
+
+            _local.checking = True
+            try:
+                problem = check.run()
+            except Exception as exc:
+                logger.exception("the fast paths' self-check failed")
+                problem = f"its self-check raised {type(exc).__name__}: {exc}"
+            finally:
+                _local.checking = False
+            _verdict = problem
+            if problem is not None:
+                logger.warning("fast search and bulk indexing are off: %s", problem)
+                version = whoosh.versionstring()
+                _tell(f"Fast search is off (Whoosh {version} differs: {problem}); {_SAME}")
+        return _verdict
+
+
+def take_notice() -> str | None:
+    """A sentence for the reader, once: after the fast paths switched off or first failed."""
+    global _notice, _told
+    if _notice is None:  # every search asks: no lock for the usual answer
+        return None
+    with _lock:
+        text, _notice = _notice, None
+        _told = _told or text is not None
+        return text
+
+
+def failed(exc: BaseException, q: Any, probe: Callable[[], object]) -> None:
+    """A fast path raised on ``q``: log and count it. ``probe`` runs Whoosh's own path on the same
+    files: if that fails too, the files are damaged (the caller's Whoosh path says so and the index
+    is rebuilt) and nothing is told; else the fast path is at fault and the reader is told once."""
+    global _errors
+    logger.error("fast scoring failed on %r; Whoosh's searcher answers", q, exc_info=exc)
+    with _lock:
+        _errors += 1
+        if _told or _notice is not None:
+            return
+    try:
+        probe()
+    except Exception as again:
+        logger.warning("Whoosh cannot run %r either (%r): damaged files, not a fast-path fault", q, again)
+        return
+    with _lock:
+        _tell(f"Fast search failed ({type(exc).__name__}: {exc}); Whoosh's own search answered: {_SAME}")
+
+
+def _tell(text: str) -> None:
+    global _notice
+    if not _told and _notice is None:
+        _notice = text
+
+
+def reset() -> None:
+    """Forget the verdict, errors and notices: the next use checks again (tests)."""
+    global _verdict, _errors, _notice, _told
+    with _lock:
+        _verdict, _errors, _notice, _told = False, 0, None, False
+
+
+# -- reading: scoring a block at a time -----------------------------------------------------------
+_LENGTH = [1] + [byte_to_length(b) for b in range(1, 256)]  # a missing length counts as 1
+
+
+def bm25f_params(weighting: Any) -> tuple[float, float] | None:
+    """(B, K1) of a plain BM25F (no per-field B): the only weighting score.py reproduces."""
+    plain = type(weighting) is scoring.BM25F and not weighting._field_B
+    return (weighting.B, weighting.K1) if plain else None
+
+
+def expansions(q: Any, reader: Any) -> Iterator[bytes]:
+    """A multi-term query's words in one segment, lazily, as its matcher expands them."""
+    return q._btexts(reader)
+
+
+def doc_lengths(reader: Any, fieldname: str) -> list[int]:
+    """Each document's length in the field as ``doc_field_length(docnum, field, 1)`` gives it,
+    for docnums 0..doc_count_all() (one more than there are)."""
+    count = reader.doc_count_all()
+    column = reader._perdoc._cached_reader(f"_{fieldname}_len", whoosh3.LENGTHS_COLUMN)
+    raw = column.load() if column is not None else bytes(count)
+    lengths = [_LENGTH[x] for x in raw]
+    return lengths + [1] * (count + 1 - len(lengths))
+
+
+def blocks(m: Any, values: bool = False, wanted: list[int] | None = None) -> Iterator[tuple[Any, Any, Any]]:
+    """(docnums, weights, values or None) a block at a time from a posting list; deletions are
+    left to the caller. An inlined list (not W3's blocks) is read posting by posting.
+    ``wanted`` (sorted docnums): blocks whose docnum range holds none of them are not decoded;
+    a block's last docnum is in its header, read before its data."""
+    if isinstance(m, FilterMatcher):
+        m = m.child
+    if type(m) is not whoosh3.W3LeafMatcher:
+        yield _postings(m, values)
+        return
+    next_block, read_data, read_values = m._next_block, m._read_data, m._read_values
+    previous = -1
+    while m.is_active():
+        if wanted is not None:
+            last = m._maxid
+            at = bisect_right(wanted, previous)
+            previous = last
+            if at == len(wanted):
+                return  # past the last wanted docnum
+            if wanted[at] > last:
+                next_block()
+                continue
+        if m._data is None:
+            read_data()
+        data: Any = m._data
+        ids = list(accumulate(data[0]))  # delta_decode, in C
+        weights = data[1]
+        if weights is None:
+            weights = (1.0,) * len(ids)
+        elif isinstance(weights, float):  # _read_weights stores it as a 32-bit float
+            weights = (array("f", (weights,))[0],) * len(ids)
+        vals: Any = None
+        if values:
+            read_values()
+            vals = m._values
+        yield ids, weights, vals
+        next_block()
+
+
+def _postings(m: Any, values: bool) -> tuple[list[int], list[float], list[bytes] | None]:
+    ids, weights, vals = [], [], []
+    while m.is_active():
+        ids.append(m.id())
+        weights.append(m.weight())
+        if values:
+            vals.append(m.value())
+        m.next()
+    return ids, weights, vals if values else None
+
+
+def positions_decoder(fmt: Any) -> Callable[[bytes], list[int]]:
+    """Positions.decode_positions, remembered per distinct value: most words occur once in a
+    paper, so a phrase search decodes a few hundred distinct values, not one per paper."""
+    if type(fmt) is not formats.Positions:
+        return fmt.decoder("positions")
+    memo: dict[bytes, list[int]] = {}
+
+    def decode(value: bytes) -> list[int]:
+        found = memo.get(value)
+        if found is None:
+            raw = value if value.endswith(b".") else value + b"."
+            found = memo[value] = list(accumulate(pickle.loads(raw[4:])))
+        return found
+
+    return decode
+
+
+def position_deltas(values: list[bytes]) -> list[list[int]]:
+    """Positions.encode's values (a count, then a pickled list of deltas) decoded in one call:
+    the pickles are joined as the items of one outer list."""
+    if all(map(methodcaller("endswith", b"."), values)):
+        bodies: Iterator[bytes] = map(itemgetter(slice(4, -1)), values)
+    else:
+        bodies = (v[4:-1] if v.endswith(b".") else v[4:] for v in values)
+    return pickle.loads(b"\x80\x02](" + b"".join(bodies) + b"e.")
+
+
+# -- writing: the bulk build's posting blocks and its segment -------------------------------------
+MAGIC_LEN = len(whoosh3.WHOOSH3_HEADER_MAGIC)
+MIN_COMPRESS = 256  # pickled blocks shorter than this are stored as they are (Whoosh reads both)
+_ONE = pack_uint(1)
+_TERMINFO = struct.Struct("!BfIBBfII")  # W3TermInfo's header: flags, weight, doc count, length
+_INFO_SIZE = _TERMINFO.size  # bytes, max weight, first/last id; then the postings' offset and length
+
+
+def writer_problem(writer: Any) -> str | None:
+    """Why the bulk build cannot write this writer's segment, or None: it must be a W3 segment
+    writer with nothing inlined, as the builder lays out blocks and term infos itself."""
+    codec: Any = getattr(writer, "codec", None)
+    fw, pdw = getattr(writer, "fieldwriter", None), getattr(writer, "perdocwriter", None)
+    w3 = (
+        isinstance(codec, whoosh3.W3Codec)
+        and isinstance(fw, whoosh3.W3FieldWriter)
+        and isinstance(pdw, whoosh3.W3PerDocWriter)
+    )
+    if not w3 or codec._inlinelimit > 1:
+        return "not a Whoosh 3 segment writer"
+    if not all(hasattr(fw, a) for a in ("_postfile", "_tindex", "_fieldmap")):
+        return "unexpected W3FieldWriter internals"
+    if whoosh3.W3TermInfo._struct.format != _TERMINFO.format:
+        return "unexpected W3TermInfo layout"
+    return None
+
+
+def block_params(codec: Any) -> tuple[int, int]:
+    """The codec's postings per block and zlib level, for the workers."""
+    return codec._blocklimit, codec._compression
+
+
+class Segment:
+    """The segment a SegmentWriter is writing, taking posting lists as bytes (stitch.py)."""
+
+    def __init__(self, writer: Any) -> None:
+        fw = writer.fieldwriter
+        self._writer = writer
+        self._fieldmap = fw._fieldmap
+        self.write: Callable[[bytes], Any] = fw._postfile.write  # posting bytes
+        self.tell: Callable[[], int] = fw._postfile.tell
+        self.add_term: Callable[[bytes, bytes], Any] = fw._tindex.add  # (term key, info)
+        self.perdoc = writer.perdocwriter  # start_doc, add_field, add_column_value, finish_doc
+
+    def field_key(self, name: str) -> bytes:
+        """The prefix of the field's term keys (numbering fields as start_field does)."""
+        return pack_ushort(self._fieldmap.setdefault(name, len(self._fieldmap)))
+
+    def finish(self, count: int) -> None:
+        """``count`` documents were written: commit() then closes the segment as usual."""
+        self._writer.docnum = count
+        self._writer._added = True
+
+
+def extent(info: bytes) -> tuple[int, int]:
+    """Where a term's postings start in its file, and their length."""
+    return unpack_long(info[_INFO_SIZE : _INFO_SIZE + 8])[0], unpack_int(
+        info[_INFO_SIZE + 8 : _INFO_SIZE + 12]
+    )[0]
+
+
+def moved(info: bytes, offset: int) -> bytes:
+    """The term info with its postings at ``offset``."""
+    return info[:_INFO_SIZE] + pack_long(offset) + info[_INFO_SIZE + 8 :]
+
+
+def joined(data: bytes, last_block: int, first: bool, last: bool) -> bytes:
+    """One range's posting blocks, to go end to end with other ranges' blocks of the term: the
+    header only before the first; the last block's length, negative, flipped unless last."""
+    if not last:
+        (size,) = unpack_int(data[last_block : last_block + 4])
+        data = data[:last_block] + pack_int(abs(size)) + data[last_block + 4 :]
+    return data if first else data[MAGIC_LEN:]
+
+
+def combined(infos: list[bytes], offset: int, length: int) -> bytes:
+    """W3TermInfo for posting lists laid end to end (docnums ascending): weights and document
+    counts add up, length bytes and the weight take min/max, ids the first and last."""
+    _, weight, df, minlen, maxlen, maxweight, minid, maxid = zip(
+        *map(_TERMINFO.unpack_from, infos), strict=True
+    )
+    head = _TERMINFO.pack(
+        0, sum(weight), sum(df), min(minlen), max(maxlen), max(maxweight), minid[0], maxid[-1]
+    )
+    return head + pack_long(offset) + pack_int(length)
+
+
+def positions_value(poslist: list[int], once: dict[int, bytes]) -> bytes:
+    """``Positions.encode``: the count, then the pickled position deltas. Most words occur once
+    in a paper, and those values are shared from ``once``."""
+    if len(poslist) == 1:
+        pos = poslist[0]
+        encoded = once.get(pos)
+        if encoded is None:
+            encoded = once[pos] = _ONE + pickle.dumps(poslist, 2)
+        return encoded
+    return pack_uint(len(poslist)) + pickle.dumps([poslist[0], *(b - a for a, b in pairwise(poslist))], 2)
+
+
+frequency_value = pack_uint  # Frequency.encode
+
+
+class PartWriter:
+    """One range's posting lists in the layout of ``W3PostingsWriter._write_block`` (a block's
+    pickled ids, weights and values; its info tuple; its length, negative on the last block).
+    Small blocks are not compressed, which Whoosh's reader allows (a per-block flag) and which
+    is most of the saving on rare words."""
+
+    def __init__(self, path: Path, params: tuple[int, int]) -> None:
+        self._out = open(path, "wb", buffering=1 << 20)  # noqa: SIM115 (closed by close())
+        self.limit, self.compression = params
+        self._fixed: int | None = None
+
+    def start_field(self, fmt: Any) -> None:
+        fixed = fmt.fixed_value_size()
+        self._fixed = None if fixed is not None and fixed < 0 else fixed
+
+    def term(
+        self, docs: array, weights: array, values: list[bytes], lengths: array, base: int
+    ) -> tuple[bytes, int]:
+        """Write one term's blocks; return its term info and the offset, from the term's start,
+        of its last block's length (flipped when another range's blocks follow)."""
+        out, limit, fixed = self._out, self.limit, self._fixed
+        start = out.tell()
+        out.write(whoosh3.WHOOSH3_HEADER_MAGIC)
+        n, lo, last = len(docs), 0, 0
+        weight, df, tminlength, tmaxlength, tmaxweight = 0.0, 0, None, 0, 0.0
+        while lo < n:
+            hi = min(lo + limit, n)
+            ids = docs[lo:hi]
+            ws = weights[lo:hi]
+            dls = [x for x in (lengths[d - base] for d in ids) if x]
+            minlength = min(dls) if dls else None
+            maxlength = max(dls) if dls else 0
+            maxweight = max(ws)
+            count = hi - lo
+            chunk = values[lo:hi]  # fixed sizes are joined; add_posting keeps only non-empty values
+            vals: Any = None if fixed == 0 else b"".join(chunk) if fixed else tuple(v for v in chunk if v)
+            mini_ids = (ids[0],) if count == 1 else (ids[0], *(b - a for a, b in pairwise(ids)))
+            same = ws.count(ws[0]) == count
+            mini_weights: Any = None if same and ws[0] == 1.0 else ws[0] if same else tuple(ws)
+            # Protocol 2 (Whoosh's) pickles each bytes value through a str: 10x slower; loads() reads any
+            data = pickle.dumps((mini_ids, mini_weights, vals), pickle.HIGHEST_PROTOCOL)
+            comp = self.compression if len(data) >= MIN_COMPRESS else 0
+            if comp:
+                data = zlib.compress(data, comp)
+            head = pickle.dumps(
+                (count, ids[-1], maxweight, comp, length_to_byte(minlength), length_to_byte(maxlength)), 2
+            )
+            size = len(head) + len(data)
+            if hi == n:
+                last = out.tell() - start
+                size = -size
+            out.write(pack_int(size) + head + data)
+            # W3TermInfo.add_block, in the same order of operations
+            weight += sum(ws)
+            df += count
+            if minlength is not None:
+                tminlength = minlength if tminlength is None else min(tminlength, minlength)
+            tmaxlength = max(tmaxlength, maxlength)
+            tmaxweight = max(tmaxweight, maxweight)
+            lo = hi
+        info = whoosh3.W3TermInfo(weight, df, tminlength, tmaxlength, tmaxweight, docs[0], docs[-1])
+        info.set_extent(start, out.tell() - start)
+        return info.to_bytes(), last
+
+    def close(self) -> None:
+        self._out.close()
