@@ -27,8 +27,8 @@ def bookmarks_file() -> Path:
 
 def seeds_dir() -> Path:
     """The bundled seeds: the installed copy inside the package first, the source tree's second."""
-    here = Path(__file__).resolve().parent.parent
-    for candidate in (here / "seeds", here.parent / "seeds"):
+    package = Path(__file__).resolve().parent  # tui_reader/
+    for candidate in (package / "seeds", package.parent / "seeds"):
         if candidate.is_dir() and any(candidate.glob("*.txt")):
             return candidate
-    return here / "seeds"
+    return package / "seeds"
