@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 from pathlib import Path
 
 from textual.content import Content
@@ -56,3 +57,11 @@ def detail_text(app) -> str:  # type: ignore[no-untyped-def]
     visual = app.screen.query_one("#detail-body", Static).visual
     assert isinstance(visual, Content)
     return visual.plain
+
+
+def fake_tool(folder: Path, name: str, script: str) -> Path:
+    """An executable shell script called name in folder (a fake xclip, tmux, ...)."""
+    tool = folder / name
+    tool.write_text(f"#!/bin/sh\n{script}\n")
+    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
+    return tool

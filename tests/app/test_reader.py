@@ -183,8 +183,14 @@ async def test_help_is_generated_from_bindings(make_app: MakeApp) -> None:
         await ready(pilot)
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        text = str(app.screen.query_one(Static).visual)
-        for expected in ("Bookmark the highlighted paper", "Copy the abstract", "Down", "Last"):
+        text = app.screen.text()
+        for expected in (
+            "Bookmark the highlighted paper",
+            "Copy the abstract",
+            "Down",
+            "Last",
+            "Scroll down",
+        ):
             assert expected in text
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)

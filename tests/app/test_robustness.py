@@ -7,12 +7,9 @@ import gzip
 import json
 import os
 import random
-import stat
 from collections.abc import Callable
 from pathlib import Path
 
-import pyperclip
-import pytest
 from pilot_helpers import detail_text, ready, settle, status_text, write_jsonl
 from textual.widgets import Static
 
@@ -23,27 +20,6 @@ MakeApp = Callable[..., ReaderApp]
 
 def notices(app: ReaderApp) -> list[str]:
     return [n.message for n in app._notifications]
-
-
-@pytest.fixture
-def fake_xclip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A clipboard tool on PATH that records what it is given; pyperclip re-detects tools."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    target = tmp_path / "clipboard.txt"
-    tool = bin_dir / "xclip"
-    tool.write_text(f'#!/bin/sh\ncat > "{target}"\n')
-    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("DISPLAY", ":99")
-    monkeypatch.setattr(pyperclip, "copy", pyperclip.lazy_load_stub_copy)
-    return target
-
-
-@pytest.fixture
-def no_clipboard(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
-    monkeypatch.setattr(pyperclip, "copy", pyperclip.lazy_load_stub_copy)
 
 
 async def test_copy_reaches_terminal_and_system_clipboard(make_app: MakeApp, fake_xclip: Path) -> None:

@@ -30,9 +30,14 @@ class ReaderApp(App[None]):
         self.push_screen(MainScreen(self.paths, self.bookmarks_path))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        """The palette lists every reader action (from commands.py) beside Textual's own."""
+        """The palette lists every reader action (from commands.py), then those of Textual's own
+        whose title the reader does not already use (Textual's "Quit" would be a second one)."""
+        titles = set()
         if isinstance(screen, MainScreen):
             for command in palette_commands():
+                titles.add(command.title.casefold())
                 action = command.action or ""
                 yield SystemCommand(command.title, command.help, partial(screen.run_action, action))
-        yield from super().get_system_commands(screen)
+        for system in super().get_system_commands(screen):
+            if system.title.casefold() not in titles:
+                yield system

@@ -64,9 +64,9 @@ COMMANDS: tuple[Command, ...] = (
         footer=False,
         palette=False,
     ),
-    _doc("`j` `k` / arrows", "Move down / up the list"),
-    _doc("`g` `G` / Home End", "First / last paper"),
-    _doc("PageUp PageDown, Space", "Page up / down"),
+    _doc("`j` `k` / arrows", "Move down / up the list; in the detail pane: scroll"),
+    _doc("`g` `G` / Home End", "First / last paper; in the detail pane: top / bottom"),
+    _doc("PageUp PageDown, Space", "Page up / down, in the list or the detail pane"),
     _doc("`Tab` / `Shift+Tab`", "Between the search bar, the list and the detail pane"),
     Command(
         "toggle_bookmark",
@@ -117,7 +117,7 @@ COMMANDS: tuple[Command, ...] = (
         footer=False,
     ),
     Command(
-        "help", "question_mark", "Help", "Help", "Show every key binding (generated from the live bindings)"
+        "help", "question_mark", "Help", "Help", "Show the reader's keys (generated from its live bindings)"
     ),
     _doc("`ctrl+p`", 'Command palette: every action, and "go to paper" by title'),
     Command("quit", "q", "Quit", "Quit", "Quit tui-reader"),

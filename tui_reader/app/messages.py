@@ -106,12 +106,17 @@ class BookmarksNotSaved(Message, bubble=False):
 
 
 class Copied(Message, bubble=False):
-    """The text went to the terminal's clipboard; ``system`` says whether pyperclip took it too."""
+    """The text went out through the terminal (OSC 52) and to pyperclip. ``system`` says whether
+    pyperclip took it (``detail``: why not); ``terminal`` is '' or why the terminal copy may not
+    arrive (tmux without set-clipboard on)."""
 
-    def __init__(self, what: str, chars: int, title: str, system: bool, detail: str) -> None:
+    def __init__(
+        self, what: str, chars: int, title: str, system: bool, detail: str, terminal: str = ""
+    ) -> None:
         self.what = what
         self.chars = chars
         self.title = title
         self.system = system
         self.detail = detail
+        self.terminal = terminal
         super().__init__()

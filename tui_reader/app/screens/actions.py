@@ -12,6 +12,8 @@ from tui_reader.app.messages import BookmarksChanged, BookmarksNotSaved, Copied
 from tui_reader.app.screens.help import HelpScreen
 from tui_reader.app.screens.note import NoteScreen
 from tui_reader.app.screens.search_flow import SearchFlow
+from tui_reader.app.screens.state import sentence
+from tui_reader.app.tmux import terminal_copy_problem
 from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
 from tui_reader.library.clipboard import as_markdown_quote, copy_text
 from tui_reader.search.modes import SearchMode
@@ -37,7 +39,12 @@ class PaperActions(SearchFlow):
         self.bookmarks_only = not self.bookmarks_only
 
     def action_toggle_detail(self) -> None:
-        self.detail.display = not self.detail.display
+        """Hide or show the detail pane; hidden, the list takes the whole width (and height)."""
+        detail = self.detail
+        if detail.display and self.focused is detail:
+            self.papers.focus()
+        detail.display = not detail.display
+        self.set_class(not detail.display, "-no-detail")
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
@@ -103,11 +110,16 @@ class PaperActions(SearchFlow):
     def _bookmarks_changed(self, event: BookmarksChanged) -> None:
         if self.store is not None:
             self.bookmarks = tuple(self.store.all())  # watchers: marks, view, status, detail
-        self.app.notify(event.notice, markup=False, timeout=3)
+        self.notify(event.notice, timeout=3)
 
     @on(BookmarksNotSaved)
     def _bookmarks_not_saved(self, event: BookmarksNotSaved) -> None:
-        self.app.notify(f"{event.what} not saved: {event.error}", severity="error", markup=False)
+        """One sentence: "Note not saved: no space left on device (…); the file is unchanged." """
+        reason = str(event.error).strip() or event.error.__class__.__name__
+        for prefix in ("could not save bookmarks:", "could not save the bookmarks:"):
+            if reason.lower().startswith(prefix):
+                reason = reason[len(prefix) :].strip()
+        self.notify(sentence(f"{event.what} not saved: {reason}"), severity="error")
 
     # -- clipboard ----------------------------------------------------------------------------
     def action_copy_abstract(self) -> None:
@@ -132,18 +144,29 @@ class PaperActions(SearchFlow):
     @work(thread=True, group="clipboard")
     def copy_to_system(self, text: str, what: str, title: str) -> None:
         outcome = copy_text(text)
-        self.post_message(Copied(what, len(text), title, outcome.ok, outcome.detail))
+        terminal = terminal_copy_problem()  # runs tmux: here, off the UI thread
+        self.post_message(Copied(what, len(text), title, outcome.ok, outcome.detail, terminal))
 
     @on(Copied)
     def _copied(self, event: Copied) -> None:
-        route = (
-            "to the terminal and the system clipboard"
-            if event.system
-            else f"through the terminal only ({event.detail})"
+        self.notify(
+            copied_notice(event),
+            title=event.title,
+            severity="warning" if event.terminal else "information",
+            timeout=8 if event.terminal else 4,
         )
-        self.app.notify(
-            f"Copied {event.what} ({event.chars:,} chars) {route}.",
-            title=event.title[:60],
-            markup=False,
-            timeout=4,
-        )
+
+
+def copied_notice(event: Copied) -> str:
+    """What arrived where, in one sentence (two when the terminal copy may be lost)."""
+    what = f"{event.what} ({event.chars:,} chars)"
+    if not event.terminal:
+        if event.system:
+            return f"Copied {what} to the terminal and the system clipboard."
+        return f"Copied {what} through the terminal only ({event.detail})."
+    if event.system:
+        return f"Copied {what} to the system clipboard. The terminal copy may not arrive: {event.terminal}."
+    return (
+        f"Copying {what} may have failed: {event.detail}, and the terminal copy may not arrive:"
+        f" {event.terminal}."
+    )

@@ -28,13 +28,15 @@ from tui_reader.app.messages import (
     IndexReady,
     LoadFailed,
 )
+from tui_reader.app.progress import OverallProgress
 from tui_reader.app.screens.actions import PaperActions
-from tui_reader.app.screens.state import ReaderState
-from tui_reader.app.widgets.paper_detail import PaperDetail, paper_content
+from tui_reader.app.screens.state import ReaderState, sentence
+from tui_reader.app.widgets.paper_detail import PaperDetail, paper_content, shown_abstract, shown_title
 from tui_reader.app.widgets.paper_list import PaperList
 from tui_reader.app.widgets.search_bar import SearchBar
 from tui_reader.app.widgets.status_line import StatusLine
 from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.text import clean_label
 from tui_reader.library.bookmarks import BookmarkStore
 
 if TYPE_CHECKING:
@@ -89,19 +91,18 @@ class MainScreen(PaperActions):
 
     @on(LoadFailed)
     def _load_failed(self, event: LoadFailed) -> None:
-        self.papers.empty_text = f"Could not open the corpus: {event.error}"
+        message = f"Could not open the corpus: {clean_label(str(event.error))}"
+        self.papers.empty_text = message
         self.papers.refresh()
         self.index_state = "unavailable"
-        self.app.notify(f"Could not open the corpus: {event.error}", severity="error", markup=False)
+        self.notify(message, severity="error")
 
     @on(CorpusLoaded)
     def _corpus_loaded(self, event: CorpusLoaded) -> None:
         corpus, store = event.corpus, event.store
         self.store = store
         for warning in [*corpus.warnings, *store.warnings]:
-            self.app.notify(
-                warning, title="Problem with a file", severity="warning", timeout=12, markup=False
-            )
+            self.notify(warning, title="Problem with a file", severity="warning", timeout=12)
         self.bookmarks = tuple(store.all())
         self.corpus = corpus
         self.prepare_index(corpus)
@@ -113,18 +114,14 @@ class MainScreen(PaperActions):
         from tui_reader.search.searcher import Searcher
 
         worker = get_current_worker()
-        last = [-1]
+        overall = OverallProgress()  # one figure over the build's phases, never going back
 
         def progress(done: int, total: int, phase: str) -> None:
             if worker.is_cancelled:
                 raise IndexCancelled  # the app is closing: stop building, leave no half index
-            if not total:  # e.g. another tui-reader is building this index
-                self.post_message(IndexProgress(phase))
-                return
-            pct = 100 * done // total
-            if pct != last[0]:
-                last[0] = pct
-                self.post_message(IndexProgress(f"{phase} {pct}%"))
+            state = overall.update(done, total, phase)
+            if state is not None:
+                self.post_message(IndexProgress(state))
 
         try:
             index = SearchIndex(corpus)
@@ -142,14 +139,14 @@ class MainScreen(PaperActions):
 
     @on(IndexProgress)
     def _index_progress(self, event: IndexProgress) -> None:
-        self.index_state = event.state
+        self.index_state = clean_label(event.state)
         if self.search_bar.value.strip() and self.searcher is None:
-            self.search_bar.info(f"Search starts when the index is ready ({event.state}).")
+            self.search_bar.info(f"Search starts when the index is ready ({self.index_state}).")
 
     @on(IndexReady)
     def _index_ready(self, event: IndexReady) -> None:
         if event.notice:
-            self.app.notify(event.notice, severity="warning", markup=False)
+            self.notify(sentence(event.notice), severity="warning")
         self.index, self.searcher = event.index, event.searcher
         self.index_state = "ready"
         pending, self._pending = self._pending, None
@@ -159,16 +156,14 @@ class MainScreen(PaperActions):
     @on(IndexFailed)
     def _index_failed(self, event: IndexFailed) -> None:
         self.index_state = "unavailable"
-        self.app.notify(f"Search is unavailable: {event.error}", severity="error", markup=False)
+        self.notify(f"Search is unavailable: {event.error}", severity="error")
 
     @on(IndexDamagedFound)
     def _index_damaged(self, event: IndexDamagedFound) -> None:
         """Whoosh failed reading its own files: rebuild, then run the search that found out."""
         if self.searcher is None or self.corpus is None:
             return  # already rebuilding
-        self.app.notify(
-            f"{event.error}; rebuilding it, search resumes when done.", severity="warning", markup=False
-        )
+        self.notify(f"{event.error}; rebuilding it, search resumes when done.", severity="warning")
         if self.index is not None:
             self.index.close()
         self.searcher, self.index = None, None
@@ -230,7 +225,7 @@ class MainScreen(PaperActions):
     def _empty_text(self) -> str:
         if self.result is not None:
             if self.result.suggestion:
-                return f"No matches. Did you mean: {self.result.suggestion}"
+                return f"No matches. Did you mean: {clean_label(self.result.suggestion)}"
             return "No matches." + (" (none bookmarked)" if self.bookmarks_only else "")
         if self.bookmarks_only:
             return "No bookmarks yet: press b on a paper to bookmark it."
@@ -244,9 +239,8 @@ class MainScreen(PaperActions):
         paper = corpus.paper(row)
         terms = self.result.terms if self.result else frozenset()
         bookmark = self._marks.get(paper.id)
-        self.detail.show(
-            paper_content(paper, bookmark, _spans(paper.title, terms), _spans(paper.abstract, terms))
-        )
+        title, (abstract, _) = shown_title(paper.title), shown_abstract(paper.abstract)
+        self.detail.show(paper_content(paper, bookmark, _spans(title, terms), _spans(abstract, terms)))
 
 
 def _spans(text: str, terms: frozenset[str]) -> list[tuple[int, int]]:

@@ -16,6 +16,7 @@ from tui_reader.app.messages import IndexDamagedFound, ResultsReady, Snippet, Sn
 from tui_reader.app.screens.state import ReaderState
 from tui_reader.app.widgets.paper_list import PaperList
 from tui_reader.app.widgets.search_bar import SearchBar
+from tui_reader.corpus.text import clean_label
 from tui_reader.errors import IndexDamaged
 from tui_reader.search.modes import PAGE, SearchMode
 
@@ -56,7 +57,7 @@ class SearchFlow(ReaderState):
 
     def search_similar(self, row: int) -> None:
         if self.searcher is None or self.corpus is None:
-            self.app.notify(f"Similar papers need the index ({self.index_state}).", severity="warning")
+            self.notify(f"Similar papers need the index ({self.index_state}).", severity="warning")
             return
         self._seq += 1
         self.run_similar(self.searcher, self.corpus, row, self._seq, self._visible())
@@ -155,9 +156,9 @@ def _result_info(result: SearchResult) -> tuple[Content, bool]:
     """The line under the search bar: a notice, a suggestion, or the count and time."""
     info: list[Content] = []
     if result.notice:
-        info.append(Content(result.notice))
+        info.append(Content(clean_label(result.notice)))
     if result.suggestion:
-        info.append(Content("Did you mean: ") + Content(result.suggestion).stylize("bold"))
+        info.append(Content("Did you mean: ") + Content(clean_label(result.suggestion)).stylize("bold"))
     if info:
         return Content(" · ").join(info), True
     partial = " (best so far: Enter for all)" if result.partial else ""

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual.notifications import SeverityLevel
 from textual.reactive import var
 from textual.screen import Screen
 
 from tui_reader.app.widgets.paper_detail import PaperDetail
 from tui_reader.app.widgets.paper_list import PaperList
 from tui_reader.app.widgets.search_bar import SearchBar
+from tui_reader.corpus.text import clean_label, clean_text
 from tui_reader.search.modes import SearchMode
+
+NOTICE_LIMIT = 600  # characters of a notice (an exception may carry a whole traceback)
 
 if TYPE_CHECKING:  # Whoosh loads in the worker that opens the index, after the first paint
     from tui_reader.corpus.corpus import Corpus
@@ -67,5 +71,31 @@ class ReaderState(Screen[None]):
     def _current(self) -> int | None:
         row = self.papers.highlighted_row
         if row is None:
-            self.app.notify("No paper highlighted.", severity="warning")
+            self.notify("No paper highlighted.", severity="warning")
         return row
+
+    # -- notices ------------------------------------------------------------------------------
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Every notice the reader shows. It often quotes data (a path, an exception, a title):
+        controls are made visible, never obeyed, and it is never parsed as markup, whatever
+        ``markup`` says."""
+        text = clean_text(message)
+        if len(text) > NOTICE_LIMIT:
+            text = text[: NOTICE_LIMIT - 1] + "…"
+        self.app.notify(text, title=clean_label(title)[:60], severity=severity, timeout=timeout, markup=False)
+
+
+def sentence(text: str) -> str:
+    """A clause from a lower layer ("the index was damaged; rebuilt it") as a sentence to show."""
+    text = clean_label(text.strip())
+    if not text:
+        return text
+    return text[0].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")

@@ -246,9 +246,12 @@ class PaperList(ScrollView, can_focus=True):
 
 
 def _fit(text: str, width: int) -> str:
-    """Truncate by terminal cells (wide characters count double), with an ellipsis."""
+    """Truncate by terminal cells (wide characters count double), with an ellipsis. Only the
+    first few cells' worth is measured: a megabyte-long title costs what a short one does."""
     if width <= 0:
         return ""
+    if len(text) > 4 * width:
+        return set_cell_size(text[: 4 * width], width - 1) + "…"
     if cell_len(text) <= width:
         return text
     return set_cell_size(text, width - 1) + "…"

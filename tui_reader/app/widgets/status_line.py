@@ -12,6 +12,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from tui_reader.corpus.text import clean_label
+
 if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
     from tui_reader.library.bookmarks import Bookmark
@@ -49,7 +51,7 @@ class StatusLine(Widget):
             if result is not None:
                 parts.append(Content(f"{self.shown:,} shown of {result.count_text} matches"))
                 label = "" if result.kind == "similar" else "query: "
-                parts.append(Content(f"{label}{result.query}").stylize("bold"))
+                parts.append(Content(clean_label(f"{label}{result.query}")).stylize("bold"))
                 parts.append(Content(f"{result.took_ms:.0f} ms"))
             else:
                 what = "paper" if self.shown == 1 else "papers"
@@ -59,5 +61,5 @@ class StatusLine(Widget):
                 missing = sum(1 for b in self.bookmarks if b.id not in corpus.index_of)
                 mark = f"★ {len(self.bookmarks)}" + (f" ({missing} not in this corpus)" if missing else "")
                 parts.append(Content(mark))
-        parts.append(Content(f"index: {self.index_state}"))
+        parts.append(Content(clean_label(f"index: {self.index_state}")))
         return Content(" · ").join(parts)
