@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bench import measures, profiling, queries, recall, tui
+from bench import hostile, measures, profiling, queries, recall, tui
 from bench.engines import Fts5, Grep
 from bench.report import Budget, Row, Summary
 from tui_reader.corpus.corpus import Corpus, load_corpus
@@ -76,6 +76,8 @@ def everything(ctx: Context) -> list[Row]:
     search = search_rows(ctx, corpus, searcher, qs, corpus_file)
     rows += search
     rows += recall_rows(ctx, searcher, qs)
+    _log("hostile queries")
+    rows += hostile.rows(searcher)
     readme_examples(ctx, searcher)
     rows += tui_rows(ctx, corpus_file, corpus)
     typeahead = next(r for r in search if r.key == "search.typeahead")

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -258,3 +259,117 @@ def test_search_survives_a_damaged_index(cwd: Path, isolated_env: Path) -> None:
     result = run_cli("search", "graph", "--json", cwd=cwd)
     assert "Traceback" not in result.stderr
     assert result.returncode == 0 and json.loads(result.stdout)["total"] == 3
+
+
+def _damage_keeping_times(folder: Path, how: str) -> None:
+    """Bytes changed between the first and last 4 KiB of the segment (the manifest hashes only
+    those), the file's size and time kept: only reading the index finds it."""
+    for seg in folder.glob("*.seg"):
+        st = seg.stat()
+        data = bytearray(seg.read_bytes())
+        if how == "vocabulary":  # everything in the middle: the word lists do not load
+            data[4096:-4096] = bytes((i * 7919) % 251 for i in range(len(data) - 8192))
+        else:  # the posting lists' tags: the index opens, a search fails
+            data[4096:-4096] = bytes(data[4096:-4096]).replace(b"W3Bl", b"XXXX")
+        seg.write_bytes(bytes(data))
+        os.utime(seg, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+@pytest.mark.parametrize("how", ["vocabulary", "postings"])
+def test_search_recovers_from_damage_only_reading_finds(cwd: Path, isolated_env: Path, how: str) -> None:
+    index = SearchIndex(load_corpus())
+    index.ensure()
+    index.close()
+    _damage_keeping_times(index.dir, how)
+    assert index.status() == "fresh"
+    result = run_cli("search", "graph", "--json", cwd=cwd)
+    ok(result)
+    assert json.loads(result.stdout)["total"] == 3
+    assert "damaged" in result.stderr and "rebuilding it" in result.stderr
+    again = run_cli("search", "graph", cwd=cwd)  # rebuilt for good
+    ok(again)
+    assert again.stderr == "" and again.stdout.startswith("3 results")
+
+
+def test_index_finds_damage_to_the_word_lists(cwd: Path, isolated_env: Path) -> None:
+    index = SearchIndex(load_corpus())
+    index.ensure()
+    index.close()
+    _damage_keeping_times(index.dir, "vocabulary")
+    result = run_cli("index", cwd=cwd)
+    ok(result)
+    assert "damaged" in result.stderr and "rebuilt it" in result.stderr
+    assert "built the index of 30 papers" in result.stdout and "(damaged)" in result.stdout
+    assert "index is up to date" in run_cli("index", cwd=cwd).stdout
+
+
+def test_index_rebuilds_bytes_written_into_a_segment(cwd: Path, isolated_env: Path) -> None:
+    index = SearchIndex(load_corpus())
+    index.ensure()
+    index.close()
+    for seg in index.dir.glob("*.seg"):  # a write in place, time and all: the manifest sees it
+        data = bytearray(seg.read_bytes())
+        data[5000:5100] = b"\xff" * 100
+        seg.write_bytes(bytes(data))
+    result = run_cli("index", cwd=cwd)
+    ok(result)
+    assert "damaged; rebuilt it" in result.stderr and "built the index of 30 papers" in result.stdout
+
+
+def test_an_unusable_cache_folder_is_one_line_and_exit_1(cwd: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "cache-is-a-file"
+    blocker.write_text("")
+    env = {**os.environ, "XDG_CACHE_HOME": str(blocker), "PYTHONIOENCODING": "utf-8"}
+    calls = [("list",), ("bookmarks", "list"), ("search", "graph"), ("search", "graph", "--json"), ("index",)]
+    for args in calls:
+        result = subprocess.run(
+            [sys.executable, "-m", "tui_reader", *args], cwd=cwd, env=env, capture_output=True, text=True
+        )
+        assert "Traceback" not in result.stderr, args
+        if args[0] in ("list", "bookmarks"):  # they need no index
+            assert result.returncode == 0, (args, result.stderr)
+            continue
+        assert result.returncode == 1 and result.stdout == "", args
+        errors = [line for line in result.stderr.splitlines() if "error:" in line]
+        assert len(errors) == 1 and "cannot use the cache folder" in errors[0], result.stderr
+        assert "Not a directory" in errors[0]
+
+
+def test_a_folder_where_the_lock_goes_is_one_line(cwd: Path, isolated_env: Path) -> None:
+    index = SearchIndex(load_corpus())
+    lock = index.base / f"{index.corpus.key}.build.lock"
+    lock.mkdir(parents=True)
+    result = run_cli("search", "graph", cwd=cwd)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    (line,) = result.stderr.splitlines()
+    assert "cannot use the cache folder" in line and "Is a directory" in line and str(lock) in line
+
+
+@pytest.mark.usefixtures("warm")
+def test_search_output_carries_no_control_characters(cwd: Path) -> None:
+    """The query comes back in the suggestion, the notice and the JSON: escaped, never raw."""
+    text, as_json, broken = run_cli_many(
+        ("search", "grpah \x1b[2J\x9b1m"),
+        ("search", "grpah \x1b[2J\x9b1m \u202e", "--json"),
+        ("search", "grpah \x1b]0;x\x07 title:", "--json"),
+        cwd=cwd,
+    )
+    for result in (text, as_json, broken):
+        ok(result)
+        for stream in (result.stdout, result.stderr):
+            assert not any(ch in stream for ch in "\x1b\x9b\x07\u202e"), repr(stream)
+    assert "Did you mean: graph" in text.stdout
+    data = json.loads(as_json.stdout)
+    assert data["query"] == "grpah \x1b[2J\x9b1m \u202e" and data["suggestion"].startswith("graph")
+    assert "notice" in json.loads(broken.stdout) and "couldn't parse" in broken.stderr
+
+
+@pytest.mark.usefixtures("warm")
+def test_search_time_limit_option(cwd: Path) -> None:
+    unlimited, bad = run_cli_many(
+        ("search", "graph", "--json", "--time-limit", "0"), ("search", "graph", "--time-limit", "-1"), cwd=cwd
+    )
+    ok(unlimited)
+    data = json.loads(unlimited.stdout)
+    assert data["total"] == 3 and data["total_exact"] is True and data["stopped"] is None
+    assert bad.returncode == 2 and "--time-limit" in bad.stderr

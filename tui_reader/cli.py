@@ -18,12 +18,13 @@ from tui_reader import __version__, paths
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.corpus.formats import CorpusError
 from tui_reader.corpus.text import clean_label, safe_json
-from tui_reader.errors import IndexBusy, IndexDamaged
+from tui_reader.errors import CacheUnusable, IndexBusy, IndexDamaged
 from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
 from tui_reader.library.export import export
 
 if TYPE_CHECKING:
     from tui_reader.search.index import SearchIndex
+    from tui_reader.search.searcher import Searcher
 
 SUBCOMMANDS = ("list", "search", "index", "bookmarks")
 
@@ -70,6 +71,12 @@ def build_sub_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.add_argument("--limit", type=int, default=20, help="hits to show (default 20)")
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        metavar="SECONDS",
+        help="stop a costly search after this long, with a lower-bound count (default 1.5; 0: never)",
+    )
     p = sub.add_parser("index", help="build or update the search index")
     _add_common(p)
     p.add_argument("--rebuild", action="store_true", help="throw the index away and build anew")
@@ -132,8 +139,24 @@ def open_index(corpus: Corpus, rebuild: bool = False, quiet: bool = False) -> Se
     progress = _progress_printer("indexing") if noisy else None
     report = index.ensure(progress=progress, rebuild=rebuild)
     if report.reason:
-        print(f"tui-reader: {report.reason}", file=sys.stderr)
+        print(f"tui-reader: {clean_label(report.reason)}", file=sys.stderr)
     return index
+
+
+def open_searcher(corpus: Corpus, rebuild: bool = False, quiet: bool = False) -> Searcher:
+    """The index, updated or built, and a searcher on it; an index that opens but does not read
+    (damaged where the manifest cannot see) is rebuilt once."""
+    from tui_reader.search.searcher import Searcher
+
+    index = open_index(corpus, rebuild=rebuild, quiet=quiet)
+    try:
+        return Searcher(index)
+    except IndexDamaged as exc:
+        if rebuild:
+            raise
+        print(f"tui-reader: {clean_label(str(exc))}; rebuilding it", file=sys.stderr)
+        index.close()
+        return Searcher(open_index(corpus, rebuild=True, quiet=quiet))
 
 
 def _resolve_id(corpus: Corpus, given: str, store: BookmarkStore | None = None) -> str:
@@ -163,20 +186,23 @@ def cmd_list(args: argparse.Namespace, corpus: Corpus) -> int:
 
 
 def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
-    from tui_reader.search.searcher import Searcher, snippet
+    from tui_reader.search.searcher import TIME_LIMIT, SearchMode, snippet
 
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
-    searcher = Searcher(open_index(corpus, quiet=args.json))
+    if args.time_limit is not None and args.time_limit < 0:
+        raise UsageError("--time-limit must be 0 (no limit) or more")
+    seconds = TIME_LIMIT if args.time_limit is None else args.time_limit or None
+    searcher = open_searcher(corpus, quiet=args.json)
     try:
-        result = searcher.search(args.query, limit=args.limit)
+        result = searcher.search(args.query, SearchMode.ENTER, args.limit, time_limit=seconds)
     except IndexDamaged as exc:
-        print(f"tui-reader: {exc}; rebuilding it", file=sys.stderr)
+        print(f"tui-reader: {clean_label(str(exc))}; rebuilding it", file=sys.stderr)
         searcher.index.close()
-        searcher = Searcher(open_index(corpus, rebuild=True, quiet=args.json))
-        result = searcher.search(args.query, limit=args.limit)
+        searcher = open_searcher(corpus, rebuild=True, quiet=args.json)
+        result = searcher.search(args.query, SearchMode.ENTER, args.limit, time_limit=seconds)
     if result.notice:
-        print(f"tui-reader: {result.notice}", file=sys.stderr)
+        print(f"tui-reader: {clean_label(result.notice)}", file=sys.stderr)
     hits: list[dict[str, object]] = []
     for found in result.hits:
         paper = corpus.paper(found.row)
@@ -193,20 +219,20 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
                 "sources": paper.sources,
             }
         )
-    if args.json:
+    if args.json:  # safe_json: exact, and no control character reaches the terminal
         print(
-            json.dumps(
+            safe_json(
                 {
                     "query": args.query,
                     "total": result.total,
                     "total_exact": result.exact,
+                    "stopped": result.stopped,
                     "took_ms": round(result.took_ms, 2),
                     "suggestion": result.suggestion,
                     "notice": result.notice,
                     "hits": hits,
                 },
                 indent=2,
-                ensure_ascii=False,
             )
         )
         return 0
@@ -215,7 +241,7 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
         f"({result.took_ms:.1f} ms)"
     )
     if result.suggestion:
-        print(f"Did you mean: {result.suggestion}")
+        print(f"Did you mean: {clean_label(result.suggestion)}")
     for n, hit in enumerate(hits, 1):
         print(f"\n{n:>3}. {hit['title']}\n     id {hit['id']}  score {hit['score']:.2f}")
         print(f"     {hit['snippet']}")
@@ -224,10 +250,19 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
 
 def cmd_index(args: argparse.Namespace, corpus: Corpus) -> int:
     from tui_reader.search.index import SearchIndex
+    from tui_reader.search.searcher import Searcher
 
     index = SearchIndex(corpus)
     state = "missing" if args.rebuild else index.status()
     report = index.ensure(progress=_progress_printer("indexing"), rebuild=args.rebuild)
+    if report.action == "unchanged":
+        try:  # what every search reads first (the word lists): damage the manifest cannot see
+            Searcher(index)
+        except IndexDamaged as exc:
+            index.close()
+            state = "damaged"
+            report = index.ensure(progress=_progress_printer("indexing"), rebuild=True)
+            report.reason = f"{exc}; rebuilt it"
     what = {
         "unchanged": "index is up to date",
         "built": f"built the index of {report.added:,} papers",
@@ -235,8 +270,8 @@ def cmd_index(args: argparse.Namespace, corpus: Corpus) -> int:
         f"{report.removed} removed",
     }[report.action]
     if report.reason:
-        print(f"tui-reader: {report.reason}", file=sys.stderr)
-    print(f"{what} in {report.seconds:.2f} s ({state}); {index.dir}")
+        print(f"tui-reader: {clean_label(report.reason)}", file=sys.stderr)
+    print(f"{what} in {report.seconds:.2f} s ({state}); {clean_label(str(index.dir))}")
     return 0
 
 
@@ -303,6 +338,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except IndexBusy as exc:
         print(f"tui-reader: error: {exc}; try again in a moment", file=sys.stderr)
+        return 1
+    except (CacheUnusable, IndexDamaged) as exc:  # the index cannot be written, or read once rebuilt
+        print(f"tui-reader: error: {clean_label(str(exc))}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # `tui-reader list | head`
         devnull = os.open(os.devnull, os.O_WRONLY)

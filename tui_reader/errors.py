@@ -7,3 +7,8 @@ class IndexBusy(Exception):
 
 class IndexDamaged(Exception):
     """A search failed inside Whoosh's files: the index must be rebuilt."""
+
+
+class CacheUnusable(OSError):
+    """The cache folder cannot hold the search index (a file where a folder should be, no room,
+    no permission): the message says which folder and why, in one line."""

@@ -16,7 +16,7 @@ from support import run_cli_many
 
 from bench import corpusgen
 from tui_reader.corpus.corpus import load_corpus
-from tui_reader.search import completion, querytext, score, terms
+from tui_reader.search import caps, completion, querytext, score, terms
 from tui_reader.search.index import SearchIndex
 from tui_reader.search.searcher import Searcher, SearchMode
 
@@ -29,6 +29,9 @@ QUERIES = {
     "field": ["title:learning", "authors:li", "venue:icml", "year:[2015 TO 2018]", "year:2019 learning"],
     "fuzzy": ["robust~", "lerning~2"],
     "prefix": ["gra*", "title:mod*", "lea* robust", "l*"],
+    # the language's limits (caps.py): every paper with a field, a wildcard, too many edits, a
+    # range of words refused (plain words)
+    "limits": ["*", "title:*", "authors:* learning", "*ea*", "lerning~9", "title:[a TO m] learning"],
 }
 ALL = [q for qs in QUERIES.values() for q in qs]
 TYPED = [
@@ -50,6 +53,7 @@ LARGE = {  # (module, constant, value on the large side)
     "phrase_checks": (score, "PHRASE_CHECKS", 2),
     "prefix_expansions": (terms, "PREFIX_EXPANSIONS", 2),
     "scan_cap": (terms, "_SCAN_CAP", 3),
+    "max_expansions": (caps, "MAX_EXPANSIONS", 3),
 }
 
 
@@ -157,7 +161,7 @@ def test_large_side_typeahead_says_when_it_stopped(searcher: Searcher) -> None:
 
 def test_cli_is_whooshs_answer(corpus_file: Path, index: SearchIndex, tmp_path: Path) -> None:
     searcher = Searcher(index)
-    texts = ["learning", "graph NOT neural", '"neural network"', "venue:icml", "gra*", "robust~"]
+    texts = ["learning", "graph NOT neural", '"neural network"', "venue:icml", "gra*", "robust~", "*ea*"]
     runs = run_cli_many(
         *[("search", t, str(corpus_file), "--json", "--limit", "500") for t in texts], cwd=tmp_path
     )

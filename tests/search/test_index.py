@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 from support import SEED_FILES
 
 from tui_reader import paths
+from tui_reader.atomic import file_lock
 from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.errors import CacheUnusable, IndexDamaged
 from tui_reader.search import index as index_module
+from tui_reader.search import leftovers
 from tui_reader.search.index import SearchIndex
 from tui_reader.search.searcher import Searcher
 
@@ -236,6 +241,22 @@ def _corrupt(folder: Path, mode: str) -> None:
     elif mode == "segments deleted":
         for p in segments:
             p.unlink()
+    elif mode.startswith("segment middle overwritten"):
+        # random bytes between the first and last 4 KiB (which the manifest hashes), size kept
+        for p in segments:
+            st = p.stat()
+            data = bytearray(p.read_bytes())
+            rng = random.Random(13)
+            data[4096:-4096] = bytes(rng.randrange(256) for _ in range(len(data) - 8192))
+            p.write_bytes(bytes(data))
+            if mode.endswith("times kept"):  # the one sign left is gone: only reading finds it
+                os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+    elif mode == "posting blocks garbled, times kept":  # opens and lists words; searches fail
+        for p in segments:
+            st = p.stat()
+            data = p.read_bytes()  # the posting lists' tags, outside the hashed head and tail
+            p.write_bytes(data[:4096] + data[4096:-4096].replace(b"W3Bl", b"XXXX") + data[-4096:])
+            os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
     else:  # pragma: no cover
         raise AssertionError(mode)
 
@@ -252,6 +273,7 @@ def _corrupt(folder: Path, mode: str) -> None:
         "segments truncated",
         "segments garbled",
         "segments deleted",
+        "segment middle overwritten",
     ],
 )
 def test_damaged_index_rebuilds_by_itself(built: Built, mode: str) -> None:
@@ -288,3 +310,97 @@ def test_two_collections_get_two_indexes(seed_copy: Path) -> None:
     assert doc_count(a) == 30 and doc_count(b) == 19
     a.close()
     b.close()
+
+
+@pytest.mark.parametrize(
+    "mode", ["segment middle overwritten, times kept", "posting blocks garbled, times kept"]
+)
+def test_damage_only_reading_finds_raises_index_damaged(built: Built, mode: str) -> None:
+    """Bytes changed where the manifest does not look, the file's time put back: the index
+    opens as fresh, and the first read that fails (the vocabulary, a query) raises IndexDamaged,
+    never Whoosh's IndexError, so the caller rebuilds."""
+    _, old, folder = built
+    _corrupt(old.dir, mode)
+    _, ix = open_index(folder)
+    assert ix.status() == "fresh"
+    with pytest.raises(IndexDamaged, match="damaged"):
+        searcher = Searcher(ix)
+        for text in ["graph", "learning", "title:model", "mod*", '"neural network"', "*", "year:2026"]:
+            searcher.search(text)
+    ix.close()
+    assert ix.ensure(rebuild=True).action == "built"
+    assert Searcher(ix).search("graph neural networks").total == 1
+    ix.close()
+
+
+def _leftover(base: Path, name: str, age: float) -> Path:
+    folder = base / name
+    folder.mkdir()
+    (folder / "part-0").write_bytes(b"x" * 1000)
+    then = time.time() - age
+    os.utime(folder, (then, then))
+    return folder
+
+
+def test_what_killed_builds_left_is_removed_by_the_next_ensure(built: Built) -> None:
+    corpus, ix, _ = built
+    base, key, other = ix.base, corpus.key, "0123456789abcdef"
+    old = leftovers.LEFTOVER_AGE + 60
+    gone = [
+        _leftover(base, f"{key}.build-dead0001", old),  # a staging folder of a killed build
+        _leftover(base, f"{key}.bulk-dead0002", old),  # its workers' part files
+        _leftover(base, f"{key}.old-dead0003", old),  # an index swapped out by a rebuild
+        _leftover(base, "tui-reader-bulk-abc123", old),  # named before they carried a key
+    ]
+    kept = [
+        _leftover(base, f"{key}.build-young001", 1),  # too young to judge
+        _leftover(base, "unrelated-folder", old),
+    ]
+    busy = _leftover(base, f"{other}.build-busy0001", old)  # its collection is being built
+    with file_lock(leftovers.lock_path(base, other)):  # that build, still running
+        assert ix.ensure().action == "unchanged"
+        assert not any(p.exists() for p in gone[:3])
+        assert busy.exists() and gone[3].exists()  # the old-style one may be that build's too
+    assert ix.ensure().action == "unchanged"  # that build was killed: its lock is free
+    assert not any(p.exists() for p in [*gone, busy])
+    assert all(p.exists() for p in kept)
+    assert ix.dir.exists() and Searcher(ix).search("graph").total == 3
+    ix.close()
+
+
+def test_a_build_names_its_temporary_folders_by_collection(
+    built: Built, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus, ix, _ = built
+    seen: list[str] = []
+    real = index_module.BulkBuild
+
+    def spy(*args: object, **kwargs: object) -> object:
+        build = real(*args, **kwargs)  # type: ignore[arg-type]
+        seen.append(Path(build._tmp.name).name)
+        return build
+
+    monkeypatch.setattr(index_module, "BulkBuild", spy)
+    assert ix.ensure(rebuild=True).action == "built"
+    assert seen and all(name.startswith(f"{corpus.key}.bulk-") for name in seen)
+    ix.close()
+
+
+def test_a_cache_folder_that_is_a_file_is_one_clear_error(seed_copy: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    corpus = load_corpus([seed_copy], use_cache=False)
+    ix = SearchIndex(corpus, root=blocker / "index")
+    assert ix.status() == "missing"
+    with pytest.raises(CacheUnusable, match=r"cannot use the cache folder .*: Not a directory"):
+        ix.ensure()
+
+
+def test_a_folder_where_the_build_lock_goes_is_one_clear_error(built: Built) -> None:
+    corpus, ix, _ = built
+    lock = ix.base / f"{corpus.key}.build.lock"
+    lock.unlink(missing_ok=True)
+    lock.mkdir()
+    with pytest.raises(CacheUnusable, match="Is a directory") as caught:
+        ix.ensure()
+    assert str(lock) in str(caught.value) and "\n" not in str(caught.value)

@@ -26,9 +26,11 @@ import whoosh
 import whoosh.index
 
 from tui_reader import paths
-from tui_reader.atomic import atomic_write_bytes, file_lock
+from tui_reader.atomic import atomic_write_bytes, file_lock, remove_leftovers
 from tui_reader.corpus.corpus import Corpus
-from tui_reader.errors import IndexBusy
+from tui_reader.corpus.text import clean_label
+from tui_reader.errors import CacheUnusable, IndexBusy, IndexDamaged
+from tui_reader.search import leftovers
 from tui_reader.search.build import BulkBuild, BulkFailed, BulkUnsupported
 from tui_reader.search.schema import SCHEMA_VERSION, document, make_schema
 
@@ -52,8 +54,9 @@ def _versions() -> dict[str, object]:
 
 
 def _index_files(folder: Path) -> dict[str, str]:
-    """Size and a hash of the first and last 4 KiB of each Whoosh file: a deleted, truncated or
-    overwritten segment shows here for a few reads, where hashing 200 MB would cost a second."""
+    """Size, modification time and a hash of the first and last 4 KiB of each Whoosh file: a
+    deleted, truncated or overwritten segment shows here for a few reads, where hashing 200 MB
+    would cost a second (Whoosh never rewrites a file it wrote: any write is damage)."""
     out = {}
     for entry in os.scandir(folder):
         if not entry.is_file() or entry.name.endswith(("LOCK", ".lock")):
@@ -65,8 +68,32 @@ def _index_files(folder: Path) -> dict[str, str]:
             head = fh.read(4096)
             fh.seek(max(0, size - 4096))
             tail = fh.read(4096)
-        out[entry.name] = f"{size}:{hashlib.blake2b(head + tail, digest_size=8).hexdigest()}"
+        digest = hashlib.blake2b(head + tail, digest_size=8).hexdigest()
+        out[entry.name] = f"{size}:{digest}:{entry.stat().st_mtime_ns}"
     return out
+
+
+def _same_files(recorded: object, now: dict[str, str]) -> bool:
+    """The manifest's record of the files against what is there; a record from before times
+    were kept ("size:hash") is compared without them."""
+    if not isinstance(recorded, dict) or recorded.keys() != now.keys():
+        return False
+    return all(
+        was == this if was.count(":") == 2 else was == this.rsplit(":", 1)[0]
+        for was, this in ((str(recorded[name]), now[name]) for name in now)
+    )
+
+
+def _cache_problem(exc: OSError, base: Path) -> str | None:
+    """One line for an error writing in the cache folder (no filename: a write, most likely out
+    of room), None for another file's (a corpus file's)."""
+    if isinstance(exc, CacheUnusable):
+        return str(exc)
+    where = Path(os.fsdecode(exc.filename)) if exc.filename else None
+    if where is not None and not (where.is_relative_to(base) or base.is_relative_to(where)):
+        return None
+    detail = f" ({clean_label(str(where))})" if where is not None and where != base else ""
+    return f"cannot use the cache folder {clean_label(str(base))}: {exc.strerror or exc}{detail}"
 
 
 def _doc_sig(corpus: Corpus, i: int) -> str:
@@ -120,7 +147,7 @@ class SearchIndex:
         try:
             if manifest is None or not whoosh.index.exists_in(str(self.dir)):
                 return "missing" if not self.dir.exists() or manifest is None else "damaged"
-            if manifest.get("index_files") != _index_files(self.dir):
+            if not _same_files(manifest.get("index_files"), _index_files(self.dir)):
                 return "damaged"  # a segment file went missing, was cut short or overwritten
         except Exception:  # a garbled TOC makes Whoosh raise anything at all
             return "damaged"
@@ -141,7 +168,18 @@ class SearchIndex:
     def ensure(
         self, progress: Progress | None = None, rebuild: bool = False, procs: int | None = None
     ) -> UpdateReport:
-        """Make the index match the corpus: nothing, an incremental update, or a full build."""
+        """Make the index match the corpus: nothing, an incremental update, or a full build.
+        Raises CacheUnusable when the cache folder cannot hold it (a file where a folder should
+        be, no room): one line that says which folder and why."""
+        try:
+            return self._ensure(progress, rebuild, procs)
+        except OSError as exc:
+            problem = _cache_problem(exc, self.base)
+            if problem is None:
+                raise
+            raise CacheUnusable(problem) from exc
+
+    def _ensure(self, progress: Progress | None, rebuild: bool, procs: int | None) -> UpdateReport:
         started = time.perf_counter()
         self.base.mkdir(parents=True, exist_ok=True)
 
@@ -149,7 +187,9 @@ class SearchIndex:
             if progress:
                 progress(0, 0, "waiting for another tui-reader")
 
-        with file_lock(self.base / f"{self.corpus.key}.build", on_wait=waiting):
+        with file_lock(leftovers.lock_path(self.base, self.corpus.key), on_wait=waiting):
+            leftovers.sweep(self.base, held=self.corpus.key)  # what killed builds left behind
+            remove_leftovers(self.dir, [".manifest.json.*.tmp"])  # a killed manifest write's
             state = "missing" if rebuild else self.status()
             report = UpdateReport("unchanged")
             if state == "damaged":
@@ -199,7 +239,9 @@ class SearchIndex:
         writer = ix.writer()
         build = None
         try:
-            build = BulkBuild(writer, n, procs=procs, progress=progress, tempdir=self.base)
+            build = BulkBuild(
+                writer, n, procs=procs, progress=progress, tempdir=self.base, prefix=f"{corpus.key}.bulk-"
+            )
             step = max(1, n // 200)
             for count, i in enumerate(build.order()):
                 build.add(i, document(corpus, i))
@@ -231,12 +273,9 @@ class SearchIndex:
         writer.commit(optimize=True)
 
     def _swap_in(self, staging: Path) -> None:
-        """Old folder aside, new one in place; the old one is removed on a later build (a reader in
-        another process may still have it open)."""
+        """Old folder aside, new one in place; the old one is removed by a later ensure() (see
+        leftovers.py: a reader in another process may still have it open)."""
         self.close()
-        for stale in self.base.glob(f"{self.corpus.key}.old-*"):
-            if time.time() - stale.stat().st_mtime > 600:
-                shutil.rmtree(stale, ignore_errors=True)
         if self.dir.exists():
             aside = self.base / f"{self.corpus.key}.old-{secrets.token_hex(4)}"
             os.replace(self.dir, aside)
@@ -270,9 +309,13 @@ class SearchIndex:
 
     # -- searching --------------------------------------------------------------------------
     def index(self) -> whoosh.index.Index:
+        """The open index; IndexDamaged when Whoosh cannot open its files (the caller rebuilds)."""
         with self.lock:
             if self._ix is None:
-                self._ix = whoosh.index.open_dir(str(self.dir))
+                try:
+                    self._ix = whoosh.index.open_dir(str(self.dir))
+                except Exception as exc:
+                    raise IndexDamaged(f"the search index is damaged: it does not open ({exc!r})") from exc
             return self._ix
 
     @contextlib.contextmanager
@@ -280,7 +323,11 @@ class SearchIndex:
         """The one searcher, held under the lock for the duration of a search."""
         with self.lock:
             if self._searcher is None:
-                self._searcher = self.index().searcher()
+                ix = self.index()
+                try:
+                    self._searcher = ix.searcher()
+                except Exception as exc:
+                    raise IndexDamaged(f"the search index is damaged: it does not open ({exc!r})") from exc
             yield self._searcher
 
     def refresh(self) -> None:

@@ -12,4 +12,4 @@ class SearchMode(StrEnum):
 
     ENTER = "enter"  # Whoosh's whole answer to parse(text): same papers, order and count
     TYPING = "typing"  # typed words plus completions, bounded prefixes, TYPEAHEAD_BUDGET of scoring
-    MORE = "more"  # the next pages of a type-ahead list: typing's reading, no time budget
+    MORE = "more"  # the next pages of a type-ahead list: typing's reading, Enter's time limit

@@ -18,7 +18,7 @@ from typing import Any
 
 from whoosh import formats
 
-from tui_reader.search import w3
+from tui_reader.search import stop, w3
 
 Scores = dict[int, float]
 Weights = dict[bytes, dict[int, float]]  # word -> {docnum: weight}
@@ -36,6 +36,7 @@ def gather(
     for w in distinct:
         tfs[w], raw[w] = {}, {}
         for ids, weights, vals in w3.blocks(reader.postings(fieldname, w), values=True):
+            stop.check()
             tfs[w].update(zip(ids, weights, strict=True))
             raw[w].update(zip(ids, vals, strict=True))
     common = set(tfs[distinct[0]]).intersection(*(tfs[w].keys() for w in distinct[1:]))
@@ -47,7 +48,13 @@ def holding(words: list[bytes], raw: Values, docs: Iterable[int], fmt: Any, slop
     if slop == 1 and type(fmt) is formats.Positions:
         return _adjacent(words, raw, list(docs))
     decode = w3.positions_decoder(fmt)
-    return [d for d in docs if _holds(d, words, raw, decode, slop)]
+    held = []
+    for n, d in enumerate(docs):
+        if not n % 1024:
+            stop.check()
+        if _holds(d, words, raw, decode, slop):
+            held.append(d)
+    return held
 
 
 def best_holding(
@@ -64,6 +71,8 @@ def best_holding(
     while heap:
         negative, d = heapq.heappop(heap)
         tried += 1
+        if not tried % 1024:
+            stop.check()
         if _holds(d, words, raw, decode, slop):
             if len(kept) < top:
                 kept[d] = -negative
@@ -91,11 +100,11 @@ def _holds(d: int, words: list[bytes], raw: Values, decode: Callable[[bytes], li
 
 def _adjacent(words: list[bytes], raw: Values, docs: list[int]) -> list[int]:
     """The papers of ``docs`` where the words stand side by side (slop 1), checked together:
-    word i's positions are decoded for every candidate in one ``loads`` and shifted by -i, so a
-    paper holds the phrase where the shifted sets share a position. This is _holds' answer at a
+    word i's positions are decoded for the candidates left in one ``loads`` and shifted by -i,
+    so a paper holds the phrase where the shifted sets share a position. This is _holds' answer at a
     fraction of its cost: a phrase of two common words has ~20k candidates at 87k papers."""
-    decoded = [w3.position_deltas([raw[w][d] for d in docs]) for w in words]
     if len(words) == 2:
+        decoded = [w3.position_deltas([raw[w][d] for d in docs]) for w in words]
         # Most papers hold each word once: its one delta is its position, and the pair is a
         # phrase where the second stands one after the first. Sets only for the others.
         first, second = decoded
@@ -109,12 +118,17 @@ def _adjacent(words: list[bytes], raw: Values, docs: list[int]) -> list[int]:
             if not frozenset(accumulate(first[i])).isdisjoint(accumulate(second[i], initial=-1))
         ]
         return found
-    # accumulate(deltas, initial=-i) yields -i, then each position minus i: the extra -i is
-    # negative and so never in word 0's set of positions.
-    shifted = [
-        list(map(frozenset, map(partial(accumulate, initial=-i) if i else accumulate, lists)))
-        for i, lists in enumerate(decoded)
-    ]
-    return [
-        d for d, sets in zip(docs, zip(*shifted, strict=True), strict=True) if sets[0].intersection(*sets[1:])
-    ]
+    # Three words or more: word by word, the candidates where the phrase still holds, with the
+    # positions where it may go on (a repeated or common word quickly leaves few). Word i's
+    # positions minus i: accumulate(deltas, initial=-i) yields -i first, never a position.
+    at = list(range(len(docs)))
+    ends = list(map(frozenset, map(accumulate, w3.position_deltas([raw[words[0]][d] for d in docs]))))
+    for i, w in enumerate(words[1:], 1):
+        stop.check()
+        lists = w3.position_deltas([raw[w][docs[j]] for j in at])
+        shifted = map(frozenset, map(partial(accumulate, initial=-i), lists))
+        held = list(map(frozenset.intersection, ends, shifted))
+        at, ends = list(compress(at, held)), list(filter(None, held))
+        if not at:
+            break
+    return [docs[j] for j in at]

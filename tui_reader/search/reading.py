@@ -14,7 +14,7 @@ from whoosh import query
 from whoosh.qparser import FieldAliasPlugin, FuzzyTermPlugin, GtLtPlugin, QueryParser
 from whoosh.reading import IndexReader
 
-from tui_reader.search import querytext
+from tui_reader.search import caps, querytext
 from tui_reader.search.completion import Completer
 from tui_reader.search.schema import DEFAULT_FIELD
 from tui_reader.search.terms import bound, fuzzy_prefix
@@ -36,9 +36,11 @@ class QueryReader:
         self._plain = QueryParser(DEFAULT_FIELD, schema)
 
     def parse(self, text: str) -> tuple[query.Query, str | None]:
-        """Enter's reading of the text, and a notice when it had to fall back to plain words.
-        ``word~`` keeps its first letters (see terms.fuzzy_prefix): part of the language."""
-        text = text.strip()
+        """Enter's reading of the text, and a notice when it had to fall back to plain words or
+        apply one of the language's limits (caps.py). ``word~`` keeps its first letters (see
+        terms.fuzzy_prefix): part of the language too."""
+        text, notice = caps.shorten(text.strip())
+        notices = [notice] if notice else []
         if not text:
             return query.NullQuery, None
         trouble = querytext.problem(text, self.fields)
@@ -50,11 +52,13 @@ class QueryReader:
                 trouble = str(exc) or type(exc).__name__
             if q is not None and has_null(q) and ":" in text:
                 trouble = "a field value it could not read"
-        notice = None
+            if q is not None and trouble is None:
+                trouble = caps.word_range(q)
         if trouble is not None or q is None:
             q = self.words(text)
-            notice = f"couldn't parse the query ({trouble}); searched its plain words"
-        return q.accept(fuzzy_prefix), notice
+            notices.append(f"couldn't parse the query ({trouble}); searched its plain words")
+        q, capped = caps.capped(q.accept(fuzzy_prefix), text)
+        return q, "; ".join(notices + capped) or None
 
     def words(self, text: str) -> query.Query:
         """The text's plain words, ANDed: the reading that cannot fail."""
@@ -64,13 +68,17 @@ class QueryReader:
     def typing(self, text: str, reader: IndexReader) -> tuple[query.Query, bool]:
         """What was typed so far, read as Enter would read it once finished, with the word being
         typed OR'ed with its completions (never under a NOT: completing an excluded word would
-        exclude more). Returns the query and whether a bounded expansion left papers out."""
+        exclude more). Returns the query and whether a bounded expansion left papers out.
+        The language's limits apply as on Enter (caps.py)."""
+        text = caps.shorten(text)[0]
         repaired = querytext.repair(text, self.fields)
         if not repaired.strip():
             return query.NullQuery, False
         try:
             q = self._parser.parse(repaired)
         except Exception:  # whatever the parser trips on mid-word, the words still search
+            q = self.words(repaired)
+        if caps.word_range(q):
             q = self.words(repaired)
         if has_null(q) and not isinstance(q, type(query.NullQuery)):
             q = q.normalize()
@@ -101,7 +109,7 @@ class QueryReader:
                 return bounded
             return node
 
-        return q.accept(expand).accept(fuzzy_prefix), truncated
+        return caps.capped(q.accept(expand).accept(fuzzy_prefix))[0], truncated
 
 
 def nodes(q: query.Query) -> Iterator[query.Query]:

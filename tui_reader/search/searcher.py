@@ -4,10 +4,16 @@ Enter and the command line return Whoosh's own answer, scored a block at a time 
 it can (same papers, order and count). Type-ahead may complete the word being typed, bound an
 explicit prefix or stop Whoosh's scoring after a time budget: each of these adds papers or says
 it stopped early (``partial``, a count that is a lower bound), and none reaches Enter.
+
+No search runs for long: each runs under a deadline (stop.py) that also fires when a newer search
+starts (or ``cancel()``), so the newer one never waits for the older. A stopped search says so
+(``stopped``, a notice, and a count that is a lower bound); it never passes for a whole answer.
+A failure to read Whoosh's own files raises IndexDamaged: the caller rebuilds the index.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -15,13 +21,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from whoosh import query
-from whoosh.collectors import TimeLimit, TimeLimitCollector
+from whoosh.collectors import TopCollector
 from whoosh.reading import IndexReader
-from whoosh.searching import Results
 from whoosh.searching import Searcher as WhooshSearcher
 
 from tui_reader.errors import IndexDamaged
-from tui_reader.search import w3
+from tui_reader.search import caps, stop, w3
 from tui_reader.search.completion import Completer
 from tui_reader.search.highlight import match_spans, snippet
 from tui_reader.search.index import SearchIndex
@@ -33,8 +38,12 @@ from tui_reader.search.suggest import suggest
 
 __all__ = ["PAGE", "Hit", "SearchMode", "SearchResult", "Searcher", "match_spans", "snippet"]
 
+logger = logging.getLogger("tui_reader.search")
 HIGHLIGHT_FIELDS = {"content", "title"}
-TYPEAHEAD_BUDGET = 0.018  # seconds of scoring per keystroke
+TYPEAHEAD_BUDGET = 0.018  # seconds of Whoosh's own scoring per keystroke
+TIME_LIMIT = 1.5  # seconds a search on Enter or the command line runs before it stops, and says so
+TYPING_TIME_LIMIT = 1.0  # seconds a keystroke's search may run (the next keystroke stops it sooner)
+_DEFAULT = -1.0
 
 
 @dataclass(slots=True)
@@ -57,6 +66,7 @@ class SearchResult:
     kind: str = "enter"  # a SearchMode's value, or "similar" (more like this)
     incomplete: bool = False  # typed so far is too little to search: keep showing what was there
     partial: bool = False  # type-ahead stopped early (time budget, bounded prefix): best so far
+    stopped: str | None = None  # "time" (TIME_LIMIT) or "replaced" (a newer search): total is a lower bound
 
     @property
     def typing(self) -> bool:
@@ -70,7 +80,8 @@ class SearchResult:
 
 
 class Searcher:
-    """Runs queries for one index; safe to call from worker threads (calls are serialised).
+    """Runs queries for one index; safe to call from worker threads (calls are serialised, and
+    a newer call stops an older one still running: see ``search`` and ``cancel``).
 
     Enter (``SearchMode.ENTER``) and the command line get Whoosh's answer to ``parse(text)``: the
     same papers, count and order as ``searcher.search(parse(text))``. Type-ahead searches what
@@ -84,10 +95,17 @@ class Searcher:
         self.corpus = index.corpus
         self._cache: OrderedDict[tuple[str, SearchMode, int], SearchResult] = OrderedDict()
         self._cache_lock = threading.Lock()
-        with self.index.searcher() as searcher:
-            self.completer = Completer(searcher.reader(), small_corpus)
+        self._latest = 0  # the newest search's number: an older one stops at its next check
+        try:
+            with self.index.searcher() as searcher:
+                self.completer = Completer(searcher.reader(), small_corpus)
+            schema = index.index().schema
+        except IndexDamaged:
+            raise
+        except Exception as exc:  # the files open but do not read (a vocabulary cut by bad bytes)
+            raise IndexDamaged(f"the search index is damaged ({exc!r})") from exc
         w3.status()  # the seam's self-check, here (an index worker) rather than in the first search
-        self.reading = QueryReader(index.index().schema, self.completer)
+        self.reading = QueryReader(schema, self.completer)
 
     def invalidate(self) -> None:
         """Forget cached results (the bench calls this; an index update does too)."""
@@ -104,8 +122,17 @@ class Searcher:
         """The field names the query language knows."""
         return self.reading.fields
 
-    def search(self, text: str, mode: SearchMode = SearchMode.ENTER, limit: int = PAGE) -> SearchResult:
-        """Search ``text`` the way ``mode`` says; the first ``limit`` hits, best first."""
+    def search(
+        self,
+        text: str,
+        mode: SearchMode = SearchMode.ENTER,
+        limit: int = PAGE,
+        time_limit: float | None = _DEFAULT,
+    ) -> SearchResult:
+        """Search ``text`` the way ``mode`` says; the first ``limit`` hits, best first. It stops
+        after ``time_limit`` seconds (default: TIME_LIMIT, TYPING_TIME_LIMIT while typing; None:
+        never) or when a newer search begins, and then says so (``stopped``)."""
+        deadline = self._begin(TYPING_TIME_LIMIT if mode is SearchMode.TYPING else TIME_LIMIT, time_limit)
         text = text.strip("\n")
         key = (text, mode, limit)
         with self._cache_lock:
@@ -113,15 +140,37 @@ class Searcher:
             if cached is not None:
                 self._cache.move_to_end(key)
                 return cached
-        result = self._search(text, mode, limit)
+        result = self._search(text, mode, limit, deadline)
+        if result.stopped or deadline.passed():  # a cut answer or suggestion: not for next time
+            return result
         with self._cache_lock:
             self._cache[key] = result
             while len(self._cache) > 256:
                 self._cache.popitem(last=False)
         return result
 
+    def cancel(self) -> None:
+        """Stop the search running now, if any, at its next check (it returns, ``stopped``)."""
+        self._begin(None, None)
+
+    def _begin(self, default: float | None, given: float | None) -> stop.Deadline:
+        """A new search: the one before it (and any older) stops at its next check."""
+        with self._cache_lock:
+            self._latest += 1
+            mine = self._latest
+        return stop.Deadline(default if given == _DEFAULT else given, lambda: self._latest != mine)
+
     def similar(self, row: int, limit: int = 50) -> SearchResult:
         """Papers like this one: Whoosh more-like-this over the abstract's key terms."""
+        self._begin(None, None)  # it waits for the lock: an older search stops now
+        try:
+            return self._similar(row, limit)
+        except IndexDamaged:
+            raise
+        except Exception as exc:
+            raise IndexDamaged(f"the search index is damaged ({exc!r})") from exc
+
+    def _similar(self, row: int, limit: int) -> SearchResult:
         started = time.perf_counter()
         pid = self.corpus.ids[row]
         abstract = self.corpus.abstract(row)
@@ -147,75 +196,91 @@ class Searcher:
         )
 
     # -- internals --------------------------------------------------------------------------
-    def _search(self, text: str, mode: SearchMode, limit: int) -> SearchResult:
+    def _search(self, text: str, mode: SearchMode, limit: int, deadline: stop.Deadline) -> SearchResult:
         started = time.perf_counter()
-        typeahead = mode is not SearchMode.ENTER
-        budget = TYPEAHEAD_BUDGET if mode is SearchMode.TYPING else 0.0
         result = SearchResult(text, kind=mode.value)
         if not text.strip():
             return result
-        with self.index.searcher() as s:
-            reader = s.reader()
-            if typeahead:
-                q, result.partial = self.reading.typing(text, reader)
-            else:
-                q, result.notice = self.reading.parse(text)
-            if typeahead and isinstance(q, type(query.NullQuery)):
-                result.incomplete = True
-                result.took_ms = (time.perf_counter() - started) * 1000
-                return result
-            # None: Whoosh's path below answers, and says what is wrong with unreadable files.
-            # fast_search logs and counts a fast-path error; w3.take_notice tells the reader once.
-            fast = fast_search(s, q, limit, exact=not typeahead)
-            if fast is not None:  # terms, And, Or, fuzzy, phrases: scored a block at a time
-                top, result.total, exact = fast
-                result.exact = exact and not result.partial
-                result.hits = self._hits((s.stored_fields(docnum)["id"], score) for score, docnum in top)
-            else:
-                self._whoosh(s, q, text, limit, budget, result)
-            result.notice = result.notice or w3.take_notice()
-            result.terms = _highlight_terms(q, reader)
-            if result.total < 3 and not typeahead:
-                result.suggestion = suggest(text, s, self.completer, self.corpus)
+        try:
+            with stop.watching(deadline), self.index.searcher() as s:
+                deadline.check()  # replaced while it waited for the lock: stop at once
+                self._answer(s, text, mode, limit, result)
+        except stop.Stopped as halt:  # what was found so far, said to be so
+            result.stopped, result.exact = halt.reason, False
+            result.partial = result.typing
+            result.total = max(result.total, len(result.hits))
+            why = (
+                "a newer search replaced this one"
+                if halt.reason == "replaced"
+                else f"stopped after {deadline.seconds:g} s, too costly at this size"
+            )
+            result.notice = _joined(result.notice, f"{why}: {result.count_text} matches so far")
+        except IndexDamaged:
+            raise
+        except Exception as exc:  # Whoosh failing to read its own files: rebuild, don't guess
+            logger.error("a search failed reading the index: %r", text[:200], exc_info=exc)
+            raise IndexDamaged(f"the search index is damaged ({exc!r})") from exc
         result.took_ms = (time.perf_counter() - started) * 1000
         return result
+
+    def _answer(
+        self, s: WhooshSearcher, text: str, mode: SearchMode, limit: int, result: SearchResult
+    ) -> None:
+        typeahead = mode is not SearchMode.ENTER
+        reader = s.reader()
+        if typeahead:
+            q, result.partial = self.reading.typing(text, reader)
+        else:
+            q, result.notice = self.reading.parse(text)
+        if typeahead and isinstance(q, type(query.NullQuery)):
+            result.incomplete = True
+            return
+        # None: Whoosh's path below answers, and says what is wrong with unreadable files.
+        # fast_search logs and counts a fast-path error; w3.take_notice tells the reader once.
+        fast = fast_search(s, q, limit, exact=not typeahead)
+        if fast is not None:  # terms, And, Or, fuzzy, phrases: scored a block at a time
+            top, result.total, exact = fast
+            result.exact = exact and not result.partial
+            result.hits = self._hits((s.stored_fields(docnum)["id"], score) for score, docnum in top)
+        else:
+            budget = TYPEAHEAD_BUDGET if mode is SearchMode.TYPING else 0.0
+            self._whoosh(s, q, text, limit, budget, result)
+        result.notice = _joined(result.notice or w3.take_notice(), caps.was_cut(q))
+        result.terms = _highlight_terms(q, reader)
+        if result.total < 3 and not typeahead:
+            result.suggestion = suggest(text, s, self.completer, self.corpus)
 
     def _whoosh(
         self, s: WhooshSearcher, q: query.Query, text: str, limit: int, budget: float, result: SearchResult
     ) -> None:
-        """Whoosh's own search, for what score.py does not cover (ranges, Every, unscorable
-        fields). While typing it stops after ``budget`` seconds and shows what it found so far."""
-        try:
-            results, stopped = self._run(s, q, limit, budget)
-            hits = self._hits((hit["id"], hit.score) for hit in results)
-        except Exception as exc:  # a query Whoosh accepts but cannot run: plain words
-            q = self.reading.words(text)
-            result.notice = f"couldn't run that query ({type(exc).__name__}); searched its words"
-            try:
-                results, stopped = s.search(q, limit=limit), False
-                hits = self._hits((hit["id"], hit.score) for hit in results)
-            except Exception as again:  # plain words failing too means the files are bad
-                raise IndexDamaged(f"the search index is damaged ({again!r})") from again
-        result.hits = hits
-        if stopped:  # the matches found before the budget ran out: a lower bound
-            result.partial, result.exact = True, False
-            result.total = max(len(hits), _counted(results))
-        else:
-            result.total = len(results)
-            result.exact = not result.partial
-
-    @staticmethod
-    def _run(s: WhooshSearcher, q: query.Query, limit: int, budget: float) -> tuple[Results, bool]:
-        """Whoosh's search; with a budget, Whoosh's TimeLimitCollector, and whether it stopped."""
-        if not budget:
-            return s.search(q, limit=limit), False
-        collector = TimeLimitCollector(s.collector(limit=limit), budget, use_alarm=False)
-        stopped = False
+        """Whoosh's own search, for what score.py does not cover (ranges, unscorable fields).
+        While typing it stops after ``budget`` seconds and shows what it found so far."""
+        collector = _collector(limit, budget)
         try:
             s.search_with_collector(q, collector)
-        except TimeLimit:
-            stopped = True
-        return collector.results(), stopped
+        except stop.Stopped:
+            self._take(collector, result)
+            raise
+        except Exception as exc:  # a query Whoosh accepts but cannot run: plain words
+            result.notice = f"couldn't run that query ({type(exc).__name__}); searched its words"
+            collector = _collector(limit, 0.0)
+            try:
+                s.search_with_collector(self.reading.words(text), collector)
+            except stop.Stopped:
+                self._take(collector, result)
+                raise
+            except Exception as again:  # plain words failing too means the files are bad
+                raise IndexDamaged(f"the search index is damaged ({again!r})") from again
+        self._take(collector, result)
+        if collector.cut:  # the typing budget ran out: a lower bound
+            result.partial, result.exact = True, False
+        else:
+            result.exact = not result.partial
+
+    def _take(self, collector: stop.CheckedCollector, result: SearchResult) -> None:
+        """The best matches a collector saw and how many it saw (all, unless it was stopped)."""
+        result.hits = self._hits((hit["id"], hit.score) for hit in collector.results())
+        result.total = max(len(result.hits), collector.count())
 
     def _hits(self, found: Iterable[tuple[str, float | None]]) -> list[Hit]:
         index_of = self.corpus.index_of
@@ -227,10 +292,14 @@ class Searcher:
         return hits
 
 
-def _counted(results: Results) -> int:
-    """Matches a stopped collector had seen: a lower bound of the count."""
-    child = getattr(results.collector, "child", results.collector)
-    return int(getattr(child, "total", 0) or 0)
+def _collector(limit: int, budget: float) -> stop.CheckedCollector:
+    """Whoosh's top-``limit`` collector, scoring and counting every match (no block skipping:
+    the count is exact without running the query twice), checked as it goes (stop.py)."""
+    return stop.CheckedCollector(TopCollector(limit=limit, usequality=False, replace=0), budget)
+
+
+def _joined(*notices: str | None) -> str | None:
+    return "; ".join(n for n in notices if n) or None
 
 
 def _highlight_terms(q: query.Query, reader: IndexReader) -> frozenset[str]:

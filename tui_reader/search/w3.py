@@ -5,31 +5,33 @@ read and write segments below Whoosh's public API, through the small accessors h
 checked on first use (build/check.py): a tiny index written by Whoosh's writer and by the bulk
 builder must read the same and score the same. If not, the fast paths switch off for the process
 (Whoosh's writer builds and its searcher answers: the same results, slower) and the reader is told
-once (``take_notice``).
+once (``take_notice``). The query language's cap on prefix, wildcard and fuzzy words (caps.py)
+overrides how Whoosh expands them, so it is here too (``Capped``).
 """
 
 from __future__ import annotations
 
+import heapq
 import logging
 import pickle
 import struct
 import threading
-import zlib
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from itertools import accumulate, pairwise
+from itertools import accumulate, compress
 from operator import itemgetter, methodcaller
-from pathlib import Path
 from typing import Any
 
 import whoosh
 from whoosh import formats, scoring
 from whoosh.codec import whoosh3
 from whoosh.matching.wrappers import FilterMatcher
-from whoosh.system import pack_int, pack_long, pack_uint, pack_ushort, unpack_int, unpack_long
-from whoosh.util.numeric import byte_to_length, length_to_byte
+from whoosh.system import pack_int, pack_long, pack_ushort, unpack_int, unpack_long
+from whoosh.util.numeric import byte_to_length
+
+from tui_reader.search import stop
 
 logger = logging.getLogger("tui_reader.search")
 
@@ -153,6 +155,51 @@ def doc_lengths(reader: Any, fieldname: str) -> list[int]:
     return lengths + [1] * (count + 1 - len(lengths))
 
 
+def with_field(reader: Any, fieldname: str) -> list[int] | None:
+    """The documents with something in the field (a length byte, so a posting), deletions left
+    to the caller; None when the field keeps no lengths (not scorable)."""
+    if not reader.schema[fieldname].scorable:
+        return None
+    column = reader._perdoc._cached_reader(f"_{fieldname}_len", whoosh3.LENGTHS_COLUMN)
+    raw = column.load() if column is not None else b""
+    return list(compress(range(len(raw)), raw))
+
+
+class Capped:
+    """Mixin for a prefix, wildcard or fuzzy query: it expands, per segment as Whoosh expands
+    it, to at most ``cap`` words, the segment's most frequent (the first alphabetically on a
+    tie), listed in Whoosh's order. ``cut`` says that words were left out. Both Whoosh's
+    matcher and score.py expand through it, so they answer the same query (caps.py)."""
+
+    cap = 1000
+    cut = False
+
+    def _btexts(self, ixreader: Any) -> Iterator[bytes]:
+        # expanded once per segment (score.py and highlighting ask again); copies share the list
+        memo: list[tuple[Any, str, list[bytes]]] = self.__dict__.setdefault("_memo", [])
+        key = repr(self)
+        for reader, seen, words in memo:
+            if reader is ixreader and seen == key:
+                return iter(words)
+        words = []
+        for k, word in enumerate(super()._btexts(ixreader)):  # type: ignore[misc]
+            if not k % 4096:
+                stop.check()  # a wildcard scans the whole vocabulary: stoppable
+            words.append(word)
+        if len(words) > self.cap:
+            self.cut = True
+            field, df, counts = self.field(), ixreader.doc_frequency, []  # type: ignore[attr-defined]
+            for k, word in enumerate(words):
+                if not k % 4096:
+                    stop.check()
+                counts.append(df(field, word))
+            words = sorted(
+                words[i] for i in heapq.nlargest(self.cap, range(len(words)), key=counts.__getitem__)
+            )
+        memo.append((ixreader, key, words))
+        return iter(words)
+
+
 def blocks(m: Any, values: bool = False, wanted: list[int] | None = None) -> Iterator[tuple[Any, Any, Any]]:
     """(docnums, weights, values or None) a block at a time from a posting list; deletions are
     left to the caller. An inlined list (not W3's blocks) is read posting by posting.
@@ -232,8 +279,6 @@ def position_deltas(values: list[bytes]) -> list[list[int]]:
 
 # -- writing: the bulk build's posting blocks and its segment -------------------------------------
 MAGIC_LEN = len(whoosh3.WHOOSH3_HEADER_MAGIC)
-MIN_COMPRESS = 256  # pickled blocks shorter than this are stored as they are (Whoosh reads both)
-_ONE = pack_uint(1)
 _TERMINFO = struct.Struct("!BfIBBfII")  # W3TermInfo's header: flags, weight, doc count, length
 _INFO_SIZE = _TERMINFO.size  # bytes, max weight, first/last id; then the postings' offset and length
 
@@ -315,86 +360,3 @@ def combined(infos: list[bytes], offset: int, length: int) -> bytes:
         0, sum(weight), sum(df), min(minlen), max(maxlen), max(maxweight), minid[0], maxid[-1]
     )
     return head + pack_long(offset) + pack_int(length)
-
-
-def positions_value(poslist: list[int], once: dict[int, bytes]) -> bytes:
-    """``Positions.encode``: the count, then the pickled position deltas. Most words occur once
-    in a paper, and those values are shared from ``once``."""
-    if len(poslist) == 1:
-        pos = poslist[0]
-        encoded = once.get(pos)
-        if encoded is None:
-            encoded = once[pos] = _ONE + pickle.dumps(poslist, 2)
-        return encoded
-    return pack_uint(len(poslist)) + pickle.dumps([poslist[0], *(b - a for a, b in pairwise(poslist))], 2)
-
-
-frequency_value = pack_uint  # Frequency.encode
-
-
-class PartWriter:
-    """One range's posting lists in the layout of ``W3PostingsWriter._write_block`` (a block's
-    pickled ids, weights and values; its info tuple; its length, negative on the last block).
-    Small blocks are not compressed, which Whoosh's reader allows (a per-block flag) and which
-    is most of the saving on rare words."""
-
-    def __init__(self, path: Path, params: tuple[int, int]) -> None:
-        self._out = open(path, "wb", buffering=1 << 20)  # noqa: SIM115 (closed by close())
-        self.limit, self.compression = params
-        self._fixed: int | None = None
-
-    def start_field(self, fmt: Any) -> None:
-        fixed = fmt.fixed_value_size()
-        self._fixed = None if fixed is not None and fixed < 0 else fixed
-
-    def term(
-        self, docs: array, weights: array, values: list[bytes], lengths: array, base: int
-    ) -> tuple[bytes, int]:
-        """Write one term's blocks; return its term info and the offset, from the term's start,
-        of its last block's length (flipped when another range's blocks follow)."""
-        out, limit, fixed = self._out, self.limit, self._fixed
-        start = out.tell()
-        out.write(whoosh3.WHOOSH3_HEADER_MAGIC)
-        n, lo, last = len(docs), 0, 0
-        weight, df, tminlength, tmaxlength, tmaxweight = 0.0, 0, None, 0, 0.0
-        while lo < n:
-            hi = min(lo + limit, n)
-            ids = docs[lo:hi]
-            ws = weights[lo:hi]
-            dls = [x for x in (lengths[d - base] for d in ids) if x]
-            minlength = min(dls) if dls else None
-            maxlength = max(dls) if dls else 0
-            maxweight = max(ws)
-            count = hi - lo
-            chunk = values[lo:hi]  # fixed sizes are joined; add_posting keeps only non-empty values
-            vals: Any = None if fixed == 0 else b"".join(chunk) if fixed else tuple(v for v in chunk if v)
-            mini_ids = (ids[0],) if count == 1 else (ids[0], *(b - a for a, b in pairwise(ids)))
-            same = ws.count(ws[0]) == count
-            mini_weights: Any = None if same and ws[0] == 1.0 else ws[0] if same else tuple(ws)
-            # Protocol 2 (Whoosh's) pickles each bytes value through a str: 10x slower; loads() reads any
-            data = pickle.dumps((mini_ids, mini_weights, vals), pickle.HIGHEST_PROTOCOL)
-            comp = self.compression if len(data) >= MIN_COMPRESS else 0
-            if comp:
-                data = zlib.compress(data, comp)
-            head = pickle.dumps(
-                (count, ids[-1], maxweight, comp, length_to_byte(minlength), length_to_byte(maxlength)), 2
-            )
-            size = len(head) + len(data)
-            if hi == n:
-                last = out.tell() - start
-                size = -size
-            out.write(pack_int(size) + head + data)
-            # W3TermInfo.add_block, in the same order of operations
-            weight += sum(ws)
-            df += count
-            if minlength is not None:
-                tminlength = minlength if tminlength is None else min(tminlength, minlength)
-            tmaxlength = max(tmaxlength, maxlength)
-            tmaxweight = max(tmaxweight, maxweight)
-            lo = hi
-        info = whoosh3.W3TermInfo(weight, df, tminlength, tmaxlength, tmaxweight, docs[0], docs[-1])
-        info.set_extent(start, out.tell() - start)
-        return info.to_bytes(), last
-
-    def close(self) -> None:
-        self._out.close()

@@ -5,7 +5,7 @@ sorted runs on disk, a field-length lookup and a Python call per posting into th
 Its multiprocess writer splits that over two processes but leaves two segments, and merging them
 costs twice the build. Here worker processes (worker.py) each analyse contiguous ranges of
 documents (plan.py), gather every term's postings in arrays and write them in Whoosh 3's block
-layout, a block at a time (w3.PartWriter). The parent writes the per-document data meanwhile,
+layout, a block at a time (blocks.PartWriter). The parent writes the per-document data meanwhile,
 then stitches the ranges' posting lists, term by term, into the segment of an ordinary
 ``SegmentWriter`` (stitch.py), which commits as usual.
 """
@@ -62,6 +62,7 @@ class BulkBuild:
         progress: Progress | None = None,
         tempdir: Path | None = None,
         ranges: int | None = None,
+        prefix: str = "tui-reader-bulk-",
     ) -> None:
         check_writer(writer)
         health = w3.status()  # the self-check, on the first build or search of the process
@@ -73,7 +74,7 @@ class BulkBuild:
         self.plan = Plan(total, procs, ranges)
         self.procs = self.plan.procs
         self.progress = progress
-        self._tmp = tempfile.TemporaryDirectory(prefix="tui-reader-bulk-", dir=tempdir)
+        self._tmp = tempfile.TemporaryDirectory(prefix=prefix, dir=tempdir)  # see search/leftovers.py
         self._params = w3.block_params(writer.codec)
         self._stored: list[dict[str, Any] | None] = [None] * total
         self._present: list[tuple[str, ...]] = [()] * total

@@ -2,7 +2,7 @@
 
 Run as ``python -m tui_reader.search.build.worker`` (transport.py has the protocol); the builder
 also runs a Gatherer in-process for small collections. The blocks are Whoosh 3's layout
-(w3.PartWriter), so the parent can stitch them into one segment as they are.
+(blocks.PartWriter), so the parent can stitch them into one segment as they are.
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from typing import Any
 
 from whoosh import formats
 
-from tui_reader.search import w3
-from tui_reader.search.build import transport
+from tui_reader.search.build import blocks, transport
 
 Doc = transport.Doc
 Postings = dict[bytes, tuple["array[int]", "array[float]", list[bytes]]]  # term -> ids, weights, values
@@ -47,7 +46,7 @@ class Gatherer:
             if (f := _fused(schema[n])) is not None
         }
         self.scorable = {n for n in names if schema[n].scorable}
-        # term -> (docnums, weights, values); values are mostly shared (see w3.positions_value)
+        # term -> (docnums, weights, values); values are mostly shared (see blocks.positions_value)
         self.postings: dict[str, Postings] = {n: {} for n in names}
         self.lengths = {n: array("I") for n in names}
         self._once: dict[int, bytes] = {}
@@ -86,7 +85,7 @@ class Gatherer:
         """``field.index``'s items, made from the fused analyzer's positions and added as they
         are made: the build's innermost loop, so the append below is written out twice."""
         once, floats = self._once, self._floats
-        encode, count_value = w3.positions_value, w3.frequency_value
+        encode, count_value = blocks.positions_value, blocks.frequency_value
         length = 0
         for word, poslist in positions.items():
             n = len(poslist)
@@ -109,7 +108,7 @@ class Gatherer:
         """Write every posting list to ``path``; return the term table the parent stitches."""
         total = sum(len(p) for p in self.postings.values())
         done = 0
-        out = w3.PartWriter(path, params)
+        out = blocks.PartWriter(path, params)
         fields: dict[str, tuple[list[bytes], list[bytes], array[int]]] = {}
         try:
             for name in sorted(self.postings):
