@@ -83,11 +83,13 @@ def test_typing_word(text: str, span: tuple[int, int] | None) -> None:
     ("text", "words"),
     [
         ("graph neural", "graph neural"),
-        ("graph foo:bar", "graph bar"),
+        ("graph foo:bar", "graph foo bar"),  # an unknown name: is a word
+        ("Flash3D: fast rendering", "Flash3D fast rendering"),  # a pasted title keeps its words
+        ("year:abc graph", "abc graph"),  # a known field's name is not a word of the text
         ('"graph AND (neural', "graph neural"),
         ("NOT OR AND", ""),
         ("year:[2020 TO 2022]", "2020 2022"),
     ],
 )
 def test_plain_words(text: str, words: str) -> None:
-    assert querytext.plain_words(text) == words
+    assert querytext.plain_words(text, FIELDS) == words

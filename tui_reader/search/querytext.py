@@ -81,7 +81,9 @@ def typing_word(text: str) -> tuple[int, int] | None:
     return m.start(1), m.end(1)
 
 
-def plain_words(text: str) -> str:
-    """The text's words alone, no fields or operators: what a broken query falls back to."""
-    text = FIELD_PREFIX.sub(" ", text)  # "graph foo:bar" searches "graph bar"
+def plain_words(text: str, fields: frozenset[str] = frozenset()) -> str:
+    """The text's words alone, no operators: what a broken query falls back to. A known field's
+    name is dropped ("year:abc" searches "abc"); any other ``name:`` is a word of the text, as in
+    a pasted title ("Flash3D: fast" searches "Flash3D fast")."""
+    text = FIELD_PREFIX.sub(lambda m: " " if m.group(0)[:-1] in fields else m.group(0)[:-1] + " ", text)
     return " ".join(w for w in re.findall(r"\w+", text) if w.lower() not in OPERATORS)

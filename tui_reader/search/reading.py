@@ -62,7 +62,7 @@ class QueryReader:
 
     def words(self, text: str) -> query.Query:
         """The text's plain words, ANDed: the reading that cannot fail."""
-        words = querytext.plain_words(text)
+        words = querytext.plain_words(text, self.fields)
         return self._plain.parse(words) if words else query.NullQuery
 
     def typing(self, text: str, reader: IndexReader) -> tuple[query.Query, bool]:

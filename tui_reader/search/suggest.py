@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from whoosh import query
+from whoosh.reading import IndexReader
 from whoosh.searching import Searcher as WhooshSearcher
 
 from tui_reader.corpus.corpus import Corpus
@@ -38,18 +39,27 @@ def suggest(text: str, s: WhooshSearcher, completer: Completer, corpus: Corpus) 
         if reader.doc_frequency(DEFAULT_FIELD, stemmed):
             return word
         tried += 1
-        found = title_words.suggest(fold(word), limit=1, maxdist=2, prefix=1)
-        if not found:
-            found = stems.suggest(stemmed, limit=1, maxdist=2, prefix=1)
-            if found:
-                found = [_surface(found[0], s, completer, corpus)]
-        if found and found[0] != word.lower():
+        # A word cut short ("neu") means its commonest completion; else the closest spelling.
+        # A candidate must itself search something: never a stop word ("not") or an operator.
+        candidates = [
+            *completer.vocabulary.complete(fold(word), 3),
+            *title_words.suggest(fold(word), limit=5, maxdist=2, prefix=1),
+        ]
+        found = next((str(c) for c in candidates if _searchable(str(c), reader)), None)
+        if found is None:
+            near = stems.suggest(stemmed, limit=3, maxdist=2, prefix=1)
+            found = next((_surface(t, s, completer, corpus) for t in near if t), None)
+        if found and found != word.lower():
             changed = True
-            return str(found[0])
+            return found
         return word
 
     suggestion = _WORD.sub(fix, text)
     return suggestion if changed else None
+
+
+def _searchable(word: str, reader: IndexReader) -> bool:
+    return word.lower() not in querytext.OPERATORS and bool(reader.doc_frequency(DEFAULT_FIELD, stem(word)))
 
 
 def _surface(term: str, s: WhooshSearcher, completer: Completer, corpus: Corpus) -> str:
