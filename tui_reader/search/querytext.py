@@ -16,6 +16,8 @@ FIELD_PREFIX = re.compile(r"(?<![\w\"])\w+:")
 _LEADING_OP = re.compile(r"^\s*(?:AND|OR)\b")
 _TRAILING_OP = re.compile(r"\b(?:AND|OR|NOT)\s*$")
 _TRAILING_FIELD = re.compile(r"(?<![\w\"])\w+:\s*$")
+IS_FILTERS = ("unread", "read", "bookmarked", "new")  # is:word, over the reader's own sets of papers
+_IS = re.compile(r"(?<![\w\"])is:(\w*)", re.IGNORECASE)
 
 
 def problem(text: str, fields: frozenset[str]) -> str | None:
@@ -87,3 +89,18 @@ def plain_words(text: str, fields: frozenset[str] = frozenset()) -> str:
     a pasted title ("Flash3D: fast" searches "Flash3D fast")."""
     text = FIELD_PREFIX.sub(lambda m: " " if m.group(0)[:-1] in fields else m.group(0)[:-1] + " ", text)
     return " ".join(w for w in re.findall(r"\w+", text) if w.lower() not in OPERATORS)
+
+
+def split_filters(text: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """``is:word`` filters taken out of the text: the text with each blanked (every other
+    character kept at its offset), the known filters, and the unknown words (``is:foo``)."""
+    known: list[str] = []
+    unknown: list[str] = []
+
+    def blank(m: re.Match[str]) -> str:
+        word = m.group(1).lower()
+        (known if word in IS_FILTERS else unknown).append(word)
+        return " " * len(m.group(0))
+
+    rest = _IS.sub(blank, text)
+    return rest, tuple(dict.fromkeys(known)), tuple(dict.fromkeys(unknown))

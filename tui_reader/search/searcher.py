@@ -26,7 +26,7 @@ from whoosh.reading import IndexReader
 from whoosh.searching import Searcher as WhooshSearcher
 
 from tui_reader.errors import IndexDamaged
-from tui_reader.search import caps, stop, w3
+from tui_reader.search import caps, querytext, stop, subsets, w3
 from tui_reader.search.completion import Completer
 from tui_reader.search.highlight import match_spans, snippet
 from tui_reader.search.index import SearchIndex
@@ -93,7 +93,7 @@ class Searcher:
     def __init__(self, index: SearchIndex, small_corpus: int | None = None) -> None:
         self.index = index
         self.corpus = index.corpus
-        self._cache: OrderedDict[tuple[str, SearchMode, int], SearchResult] = OrderedDict()
+        self._cache: OrderedDict[tuple[object, ...], SearchResult] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._latest = 0  # the newest search's number: an older one stops at its next check
         try:
@@ -128,19 +128,21 @@ class Searcher:
         mode: SearchMode = SearchMode.ENTER,
         limit: int = PAGE,
         time_limit: float | None = _DEFAULT,
+        sets: subsets.Sets | None = None,
     ) -> SearchResult:
         """Search ``text`` the way ``mode`` says; the first ``limit`` hits, best first. It stops
         after ``time_limit`` seconds (default: TIME_LIMIT, TYPING_TIME_LIMIT while typing; None:
-        never) or when a newer search begins, and then says so (``stopped``)."""
+        never) or when a newer search begins, and then says so (``stopped``). ``is:read``,
+        ``is:unread``, ``is:bookmarked`` and ``is:new`` in the text filter by ``sets``."""
         deadline = self._begin(TYPING_TIME_LIMIT if mode is SearchMode.TYPING else TIME_LIMIT, time_limit)
         text = text.strip("\n")
-        key = (text, mode, limit)
+        key = (text, mode, limit, subsets.key(sets))
         with self._cache_lock:
             cached = self._cache.get(key)
             if cached is not None:
                 self._cache.move_to_end(key)
                 return cached
-        result = self._search(text, mode, limit, deadline)
+        result = self._search(text, mode, limit, deadline, sets)
         if result.stopped or deadline.passed():  # a cut answer or suggestion: not for next time
             return result
         with self._cache_lock:
@@ -196,7 +198,9 @@ class Searcher:
         )
 
     # -- internals --------------------------------------------------------------------------
-    def _search(self, text: str, mode: SearchMode, limit: int, deadline: stop.Deadline) -> SearchResult:
+    def _search(
+        self, text: str, mode: SearchMode, limit: int, deadline: stop.Deadline, sets: subsets.Sets | None
+    ) -> SearchResult:
         started = time.perf_counter()
         result = SearchResult(text, kind=mode.value)
         if not text.strip():
@@ -204,7 +208,7 @@ class Searcher:
         try:
             with stop.watching(deadline), self.index.searcher() as s:
                 deadline.check()  # replaced while it waited for the lock: stop at once
-                self._answer(s, text, mode, limit, result)
+                self._answer(s, text, mode, limit, result, sets)
         except stop.Stopped as halt:  # what was found so far, said to be so
             result.stopped, result.exact = halt.reason, False
             result.partial = result.typing
@@ -224,38 +228,60 @@ class Searcher:
         return result
 
     def _answer(
-        self, s: WhooshSearcher, text: str, mode: SearchMode, limit: int, result: SearchResult
+        self,
+        s: WhooshSearcher,
+        text: str,
+        mode: SearchMode,
+        limit: int,
+        result: SearchResult,
+        sets: subsets.Sets | None,
     ) -> None:
         typeahead = mode is not SearchMode.ENTER
         reader = s.reader()
+        text, wanted, unknown = querytext.split_filters(text)
         if typeahead:
+            # a filter being typed (is:unr) is not yet unknown
+            unknown = tuple(w for w in unknown if not any(f.startswith(w) for f in querytext.IS_FILTERS))
             q, result.partial = self.reading.typing(text, reader)
         else:
             q, result.notice = self.reading.parse(text)
+        only = subsets.restriction(s, wanted, unknown, sets) if wanted or unknown else None
+        if only is not None:
+            result.notice = _joined(result.notice, only.notice)
+            if not text.strip():  # "is:unread" alone: every paper, filtered
+                q = query.Every()
         if typeahead and isinstance(q, type(query.NullQuery)):
             result.incomplete = True
             return
         # None: Whoosh's path below answers, and says what is wrong with unreadable files.
         # fast_search logs and counts a fast-path error; w3.take_notice tells the reader once.
-        fast = fast_search(s, q, limit, exact=not typeahead)
+        fast = None if only is not None else fast_search(s, q, limit, exact=not typeahead)
         if fast is not None:  # terms, And, Or, fuzzy, phrases: scored a block at a time
             top, result.total, exact = fast
             result.exact = exact and not result.partial
             result.hits = self._hits((s.stored_fields(docnum)["id"], score) for score, docnum in top)
         else:
             budget = TYPEAHEAD_BUDGET if mode is SearchMode.TYPING else 0.0
-            self._whoosh(s, q, text, limit, budget, result)
+            self._whoosh(s, q, text, limit, budget, result, only)
         result.notice = _joined(result.notice or w3.take_notice(), caps.was_cut(q))
         result.terms = _highlight_terms(q, reader)
         if result.total < 3 and not typeahead:
             result.suggestion = suggest(text, s, self.completer, self.corpus)
 
     def _whoosh(
-        self, s: WhooshSearcher, q: query.Query, text: str, limit: int, budget: float, result: SearchResult
+        self,
+        s: WhooshSearcher,
+        q: query.Query,
+        text: str,
+        limit: int,
+        budget: float,
+        result: SearchResult,
+        only: subsets.Restriction | None = None,
     ) -> None:
-        """Whoosh's own search, for what score.py does not cover (ranges, unscorable fields).
-        While typing it stops after ``budget`` seconds and shows what it found so far."""
-        collector = _collector(limit, budget)
+        """Whoosh's own search, for what score.py does not cover (ranges, unscorable fields,
+        ``is:`` filters). While typing it stops after ``budget`` seconds and shows what it found
+        so far."""
+        collector = _collector(limit, budget, only)
         try:
             s.search_with_collector(q, collector)
         except stop.Stopped:
@@ -263,7 +289,7 @@ class Searcher:
             raise
         except Exception as exc:  # a query Whoosh accepts but cannot run: plain words
             result.notice = f"couldn't run that query ({type(exc).__name__}); searched its words"
-            collector = _collector(limit, 0.0)
+            collector = _collector(limit, 0.0, only)
             try:
                 s.search_with_collector(self.reading.words(text), collector)
             except stop.Stopped:
@@ -292,10 +318,14 @@ class Searcher:
         return hits
 
 
-def _collector(limit: int, budget: float) -> stop.CheckedCollector:
+def _collector(limit: int, budget: float, only: subsets.Restriction | None = None) -> stop.CheckedCollector:
     """Whoosh's top-``limit`` collector, scoring and counting every match (no block skipping:
-    the count is exact without running the query twice), checked as it goes (stop.py)."""
-    return stop.CheckedCollector(TopCollector(limit=limit, usequality=False, replace=0), budget)
+    the count is exact without running the query twice), checked as it goes (stop.py); with
+    ``is:`` filters applied as Whoosh's own ``search(filter=, mask=)`` applies them."""
+    top = TopCollector(limit=limit, usequality=False, replace=0)
+    if only is None:
+        return stop.CheckedCollector(top, budget)
+    return stop.CheckedCollector(top, budget, only.allow, only.deny)
 
 
 def _joined(*notices: str | None) -> str | None:

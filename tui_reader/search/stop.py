@@ -86,11 +86,19 @@ class CheckedCollector(WrappingCollector):
     (type-ahead's), stopping quietly after that many seconds (``cut``). Either way its child
     keeps the best matches seen so far, as with Whoosh's TimeLimitCollector."""
 
-    def __init__(self, child: Collector, budget: float = 0.0) -> None:
+    def __init__(
+        self,
+        child: Collector,
+        budget: float = 0.0,
+        allow: frozenset[int] | None = None,
+        deny: frozenset[int] = frozenset(),
+    ) -> None:
         super().__init__(child)
         self.budget = budget
         self.until: float | None = None
         self.cut = False
+        # is: filters, skipped before the child sees them, as Whoosh's FilterCollector does
+        self.allow, self.deny = allow, deny
 
     def prepare(self, top_searcher: Any, q: Any, context: Any) -> None:
         super().prepare(top_searcher, q, context)
@@ -99,6 +107,7 @@ class CheckedCollector(WrappingCollector):
     def collect_matches(self) -> None:
         child, until = self.child, self.until
         collect = child.collect
+        allow, deny, offset = self.allow, self.deny, self.offset
         for n, sub_docnum in enumerate(child.matches()):
             if not n % CHECK_EVERY:
                 check()
@@ -106,4 +115,8 @@ class CheckedCollector(WrappingCollector):
                     self.cut = True
             if self.cut:
                 return
+            if (allow is not None and offset + sub_docnum not in allow) or (
+                deny and offset + sub_docnum in deny
+            ):
+                continue
             collect(sub_docnum)

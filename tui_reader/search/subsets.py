@@ -1,0 +1,77 @@
+"""``is:`` filters: a query narrowed to (or away from) the reader's own sets of papers.
+
+The sets (read, bookmarked, new) are the user's, kept by library/; the searcher is given them as
+paper ids and turns them into Whoosh document numbers, which Whoosh's own FilterCollector applies
+(``allow`` and ``restrict``): the answer is Whoosh's ``search(q, filter=..., mask=...)``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from whoosh.searching import Searcher as WhooshSearcher
+
+from tui_reader.search.querytext import IS_FILTERS
+
+Sets = Mapping[str, frozenset[str]]  # "read", "bookmarked", "new" -> paper ids
+
+_lock = threading.Lock()
+_docnums: OrderedDict[tuple[int, int], frozenset[int]] = OrderedDict()
+
+
+@dataclass(frozen=True, slots=True)
+class Restriction:
+    allow: frozenset[int] | None  # only these documents (None: any)
+    deny: frozenset[int]  # never these
+    notice: str | None = None
+
+
+def restriction(
+    s: WhooshSearcher, wanted: tuple[str, ...], unknown: tuple[str, ...], sets: Sets | None
+) -> Restriction:
+    """What ``is:`` words ask for, as document numbers of this searcher's reader; words it cannot
+    apply (unknown, or a set the caller does not keep) are named in the notice, not guessed."""
+    allow: frozenset[int] | None = None
+    deny: set[int] = set()
+    missing = [w for w in wanted if w != "unread" and (sets is None or w not in sets)]
+    if "unread" in wanted and (sets is None or "read" not in sets):
+        missing.append("unread")
+    for word in wanted:
+        if word in missing:
+            continue
+        if word == "unread":
+            deny |= _numbers(s, (sets or {})["read"])
+            continue
+        found = _numbers(s, (sets or {})[word])
+        allow = found if allow is None else allow & found
+    notes = []
+    if unknown:
+        known = ", ".join(f"is:{w}" for w in IS_FILTERS)
+        notes.append(f"unknown filter {', '.join('is:' + w for w in unknown)} (known: {known}); ignored")
+    if missing:
+        notes.append(f"{', '.join('is:' + w for w in missing)} needs the reader's own data; ignored")
+    return Restriction(allow, frozenset(deny), "; ".join(notes) or None)
+
+
+def key(sets: Sets | None) -> tuple[tuple[str, int, int], ...]:
+    """A cache key for the sets' contents (a frozenset keeps its hash once computed)."""
+    return tuple(sorted((name, len(ids), hash(ids)) for name, ids in (sets or {}).items()))
+
+
+def _numbers(s: WhooshSearcher, ids: frozenset[str]) -> frozenset[int]:
+    """Document numbers of these paper ids in this reader (cached: a view asks again and again)."""
+    cache_key = (id(s.reader()), hash(ids))
+    with _lock:
+        found = _docnums.get(cache_key)
+        if found is not None:
+            _docnums.move_to_end(cache_key)
+            return found
+    numbers = frozenset(n for n in (s.document_number(id=pid) for pid in ids) if n is not None)
+    with _lock:
+        _docnums[cache_key] = numbers
+        while len(_docnums) > 32:
+            _docnums.popitem(last=False)
+    return numbers
