@@ -30,6 +30,7 @@ class Corpus:
         self._loc: list[tuple[int, int]] = []
         self._extra_sources: dict[int, list[str]] = {}
         self.index_of: dict[str, int] = {}
+        self.derived: dict[str, object] = {}  # built from the papers on demand (columns.py)
         self._merge()
 
     def _merge(self) -> None:
@@ -87,6 +88,12 @@ class Corpus:
         """Hash of the raw source record behind paper i (changes when its file entry changes)."""
         f, r = self._loc[i]
         return self.files[f].keys[r * 12 : (r + 1) * 12]
+
+    def row(self, i: int) -> tuple[object, ...]:
+        """Paper i's stored fields as its file keeps them (id, title, abstract, authors, venue,
+        year, url, title_generated): cheaper than ``paper(i)`` when only some are needed."""
+        f, r = self._loc[i]
+        return self.files[f].rows.get(r)
 
     def abstract(self, i: int) -> str:
         f, r = self._loc[i]

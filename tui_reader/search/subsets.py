@@ -8,6 +8,7 @@ paper ids and turns them into Whoosh document numbers, which Whoosh's own Filter
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,7 +20,8 @@ from tui_reader.search.querytext import IS_FILTERS
 Sets = Mapping[str, frozenset[str]]  # "read", "bookmarked", "new" -> paper ids
 
 _lock = threading.Lock()
-_docnums: OrderedDict[tuple[int, int], frozenset[int]] = OrderedDict()
+# reader -> (hash of a set of ids -> its document numbers): an updated index is a new reader
+_docnums: weakref.WeakKeyDictionary[object, OrderedDict[int, frozenset[int]]] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,15 +65,16 @@ def key(sets: Sets | None) -> tuple[tuple[str, int, int], ...]:
 
 def _numbers(s: WhooshSearcher, ids: frozenset[str]) -> frozenset[int]:
     """Document numbers of these paper ids in this reader (cached: a view asks again and again)."""
-    cache_key = (id(s.reader()), hash(ids))
+    reader = s.reader()
     with _lock:
-        found = _docnums.get(cache_key)
+        known = _docnums.setdefault(reader, OrderedDict())
+        found = known.get(hash(ids) ^ len(ids))
         if found is not None:
-            _docnums.move_to_end(cache_key)
+            known.move_to_end(hash(ids) ^ len(ids))
             return found
     numbers = frozenset(n for n in (s.document_number(id=pid) for pid in ids) if n is not None)
     with _lock:
-        _docnums[cache_key] = numbers
-        while len(_docnums) > 32:
-            _docnums.popitem(last=False)
+        known[hash(ids) ^ len(ids)] = numbers
+        while len(known) > 16:
+            known.popitem(last=False)
     return numbers
