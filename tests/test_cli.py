@@ -373,3 +373,41 @@ def test_search_time_limit_option(cwd: Path) -> None:
     data = json.loads(unlimited.stdout)
     assert data["total"] == 3 and data["total_exact"] is True and data["stopped"] is None
     assert bad.returncode == 2 and "--time-limit" in bad.stderr
+
+
+def test_config_prints_the_effective_configuration(cwd: Path, isolated_env: Path) -> None:
+    import tomllib
+
+    from tui_reader.app.commands import bound
+
+    result = run_cli("config", cwd=cwd)
+    ok(result)
+    assert result.stderr == ""
+    config_path = isolated_env / "config" / "tui-reader" / "config.toml"
+    assert result.stdout.startswith(f"# {config_path} (not there: these are the defaults)\n")
+    data = tomllib.loads(result.stdout)
+    assert data["theme"] == "textual-dark" and data["sort"] == "relevance" and data["read_delay"] == 1.5
+    assert set(data["keys"]) == {c.action for c in bound()}  # every action, by the name [keys] takes
+    assert data["keys"]["open_link"] == "o"
+    assert run_cli("config", "--path", cwd=cwd).stdout == f"{config_path}\n"
+
+
+def test_config_with_mistakes_names_their_lines(
+    cwd: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tomllib
+
+    config = tmp_path / "my.toml"
+    config.write_text('theme = "nord"\nread_delay = -1\n[keys]\nopen_link = "O"\nsimilar = "q"\n')
+    monkeypatch.setenv("TUI_READER_CONFIG", str(config))
+    result = run_cli("config", cwd=cwd)
+    ok(result)
+    assert result.stderr.splitlines() == [
+        f"tui-reader: warning: {config}, line 2: read_delay must be a number of seconds from 0 (never) "
+        "to 3600, not -1; using 1.5",
+        f'tui-reader: warning: {config}, line 5: "q" is already the key of quit; keeping "s"',
+    ]
+    data = tomllib.loads(result.stdout)
+    assert data["theme"] == "nord" and data["read_delay"] == 1.5
+    assert data["keys"]["open_link"] == "O" and data["keys"]["similar"] == "s"
+    assert "# Open the paper's link" in result.stdout and '(default "o")' in result.stdout

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from tui_reader.search.index import SearchIndex
     from tui_reader.search.searcher import Searcher
 
-SUBCOMMANDS = ("list", "search", "index", "bookmarks")
+SUBCOMMANDS = ("list", "search", "index", "bookmarks", "config")
 
 
 class UsageError(Exception):
@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tui-reader",
         description="A keyboard-first terminal reader for paper abstracts.",
-        epilog="Subcommands: list, search, index, bookmarks (tui-reader SUBCOMMAND --help).",
+        epilog="Subcommands: list, search, index, bookmarks, config (tui-reader SUBCOMMAND --help).",
     )
     parser.add_argument("--version", action="version", version=f"tui-reader {__version__}")
     _add_common(parser)
@@ -80,6 +80,13 @@ def build_sub_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("index", help="build or update the search index")
     _add_common(p)
     p.add_argument("--rebuild", action="store_true", help="throw the index away and build anew")
+    p = sub.add_parser(
+        "config",
+        help="print the effective configuration and every action name",
+        description="Print the configuration the reader would use (config.toml with its defaults filled "
+        "in), as a config file, with every action [keys] can rebind. Problems go to stderr.",
+    )
+    p.add_argument("--path", action="store_true", help="print only the configuration file's path")
     p = sub.add_parser("bookmarks", help="list, add, remove or export bookmarks")
     bsub = p.add_subparsers(dest="action", required=True)
     for name, helptext in (
@@ -306,8 +313,32 @@ def cmd_bookmarks(args: argparse.Namespace, corpus: Corpus) -> int:
     return 0
 
 
+def cmd_config(args: argparse.Namespace) -> int:
+    """The effective configuration. Reading the table of actions loads no Textual; the theme
+    names do (only here, for this subcommand)."""
+    from textual.theme import BUILTIN_THEMES
+
+    from tui_reader.app.commands import helps, reader_keys, reserved_keys
+    from tui_reader.library.config import as_toml, load_config
+
+    path = paths.config_file()
+    if args.path:
+        print(path)
+        return 0
+    config = load_config(path, reader_keys(), set(BUILTIN_THEMES), reserved_keys())
+    for problem in config.problems:
+        print(f"tui-reader: warning: {clean_label(problem)}", file=sys.stderr)
+    where = "" if config.found else " (not there: these are the defaults)"
+    print(f"# {clean_label(str(path))}{where}")
+    print(f"# themes: {', '.join(sorted(BUILTIN_THEMES))}")
+    sys.stdout.write(as_toml(config, reader_keys(), helps(), "textual-dark"))
+    return 0
+
+
 def run_subcommand(argv: Sequence[str]) -> int:
     args = build_sub_parser().parse_args(argv)
+    if args.command == "config":
+        return cmd_config(args)
     corpus = load_corpus(args.paths)
     _warn(corpus)
     handler = {"list": cmd_list, "search": cmd_search, "index": cmd_index, "bookmarks": cmd_bookmarks}[

@@ -16,8 +16,19 @@ def cache_dir() -> Path:
 
 
 def data_dir() -> Path:
-    """User data that must never be lost (bookmarks)."""
+    """User data that must never be lost: bookmarks, read state, search history, the session and
+    when papers entered each collection."""
     return Path(platformdirs.user_data_dir(APP))
+
+
+def config_dir() -> Path:
+    """The user's settings (config.toml)."""
+    return Path(platformdirs.user_config_dir(APP))
+
+
+def config_file() -> Path:
+    override = os.environ.get("TUI_READER_CONFIG")
+    return Path(override) if override else config_dir() / "config.toml"
 
 
 def bookmarks_file() -> Path:

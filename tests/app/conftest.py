@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pyperclip
 import pytest
-from pilot_helpers import fake_tool
+from pilot_helpers import VARIED, browser_script, fake_tool, write_jsonl
 
 from tui_reader.app.app import ReaderApp
 
@@ -22,6 +22,36 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     monkeypatch.delenv("TMUX", raising=False)  # tests run inside tmux must not ask the real one
+    monkeypatch.delenv("TUI_READER_CONFIG", raising=False)
+    monkeypatch.delenv("BROWSER", raising=False)
+    # Papers are not marked read by a timer unless a test asks for it (config_file below): a
+    # test's own pace must not change what the list shows.
+    config = tmp_path / "xdg_config_home" / "tui-reader" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("read_delay = 0\n", encoding="utf-8")
+
+
+@pytest.fixture(autouse=True)
+def _quick_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pilot waits for the app to go idle after each key in steps of 20 ms (two at least, so ~60 ms
+    a key); steps of 10 ms keep that wait and make typing about twice as cheap. A test that
+    asserts what a key set off in motion (a scroll) pauses first, as it should anyway."""
+    import textual._wait
+
+    monkeypatch.setattr(textual._wait, "SLEEP_GRANULARITY", 1 / 100)
+    monkeypatch.setattr(textual._wait, "SLEEP_IDLE", 1 / 100 / 20)
+
+
+@pytest.fixture
+def config_file(tmp_path: Path) -> Path:
+    """The reader's config.toml (in the isolated XDG config folder); tests write what they need."""
+    return tmp_path / "xdg_config_home" / "tui-reader" / "config.toml"
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    """The reader's data folder: read.json, history.json, session.json, collections/."""
+    return tmp_path / "xdg_data_home" / "tui-reader"
 
 
 @pytest.fixture
@@ -60,3 +90,24 @@ def fake_xclip(tmp_path: Path, bin_dir: Path, monkeypatch: pytest.MonkeyPatch) -
 def no_clipboard(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     monkeypatch.setattr(pyperclip, "copy", pyperclip.lazy_load_stub_copy)
+
+
+@pytest.fixture
+def varied(tmp_path: Path) -> Path:
+    """A collection whose papers differ in year, venue and link (pilot_helpers.VARIED)."""
+    folder = tmp_path / "varied"
+    folder.mkdir(exist_ok=True)
+    return write_jsonl(folder / "papers.jsonl", VARIED)
+
+
+@pytest.fixture
+def browser(tmp_path: Path, bin_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """$BROWSER set to a script that records the URLs it is given; returns the record file.
+    webbrowser reads $BROWSER once per process: its registry is reset so it reads this one."""
+    import webbrowser
+
+    script, record = browser_script(bin_dir)
+    monkeypatch.setenv("BROWSER", str(script))
+    monkeypatch.setattr(webbrowser, "_tryorder", None)
+    monkeypatch.setattr(webbrowser, "_browsers", {})
+    return record

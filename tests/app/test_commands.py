@@ -45,3 +45,23 @@ def test_markdown_cells_stay_cells() -> None:
     for line in markdown_table().splitlines():
         assert line.startswith("| ") and line.endswith(" |")
         assert line.replace(r"\|", "").count("|") == 3
+
+
+def test_the_table_loads_without_textual() -> None:
+    """`tui-reader config` reads the action names without loading Textual."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, tui_reader.app.commands as c; c.reader_keys(); c.markdown_table(); "
+        "print('textual' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_every_action_can_be_rebound_by_its_name() -> None:
+    from tui_reader.app.commands import reader_keys
+
+    assert set(reader_keys()) == {c.action for c in commands.bound()}
+    assert all(b.id == b.action for b in MainScreen.BINDINGS if not isinstance(b, tuple))

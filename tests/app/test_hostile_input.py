@@ -57,7 +57,9 @@ async def test_a_huge_abstract_is_shown_truncated_and_copied_whole(
         assert app.clipboard == full and fake_xclip.read_text() == full
         assert any(f"({len(full):,} chars)" in n for n in notices(app))
         # the detail pane reads the huge abstract with the keys too
-        await pilot.press("tab", "G")
+        await pilot.press("tab")  # focus moves: the next key in a call of its own
+        await pilot.press("G")
+        await pilot.pause()
         assert screen.detail.scroll_y > 100
         # in a result, the row's snippet is bounded (cut around the match)
         await pilot.press("escape", "slash", *"zebra", "enter")

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from pilot_helpers import detail_text, ready, settle, status_text
+from pilot_helpers import detail_text, ready, settle, status_text, type_into
 from textual.widgets import Input, Static
 
 from tui_reader.app.app import ReaderApp
@@ -135,7 +135,8 @@ async def test_bookmark_view_and_note(make_app: MakeApp, bookmarks_path: Path) -
         assert list(screen.papers.rows) == [1]
         await pilot.press("n")
         assert isinstance(app.screen, NoteScreen)
-        await pilot.press(*"read this twice", "enter")
+        await type_into(pilot, "read this twice")
+        await pilot.press("enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
         data = json.loads(bookmarks_path.read_text())
@@ -201,14 +202,15 @@ async def test_command_palette_runs_actions_and_goes_to_paper(make_app: MakeApp)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await ready(pilot)
         await pilot.press("ctrl+p")
-        await pilot.press(*"bookmarks only")
+        await type_into(pilot, "bookmarks only")
         await pilot.pause(0.3)
         await pilot.press("enter")
         await pilot.pause(0.2)
         assert screen.bookmarks_only
         await pilot.press("B")
         target = next(i for i, t in enumerate(screen.corpus.titles) if t.startswith("ConPress"))
-        await pilot.press("ctrl+p", *"ConPress")
+        await pilot.press("ctrl+p")
+        await type_into(pilot, "ConPress")
         await pilot.pause(0.3)
         await pilot.press("enter")
         await pilot.pause(0.2)
@@ -284,7 +286,8 @@ async def test_enter_is_whooshs_answer_and_typing_shows_more(
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await ready(pilot)
-        await pilot.press("slash", *text)
+        await pilot.press("slash")
+        await type_into(pilot, text)
         await settle(pilot)
         assert screen.result is not None and screen.result.kind == "typing"
         typed = set(screen.papers.rows)

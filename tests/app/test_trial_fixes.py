@@ -57,14 +57,19 @@ async def test_j_k_and_space_scroll_the_detail_pane(make_app: MakeApp, tmp_path:
         await pilot.press("tab")
         assert app.focused is detail
         await pilot.press("j", "j", "j")
+        await pilot.pause()
         assert detail.scroll_y == 3
         await pilot.press("k")
+        await pilot.pause()
         assert detail.scroll_y == 2
         await pilot.press("space")
+        await pilot.pause()
         assert detail.scroll_y > 2 + detail.scrollable_content_region.height // 2
         await pilot.press("G")
+        await pilot.pause()
         assert detail.scroll_y == detail.max_scroll_y > 0
         await pilot.press("g")
+        await pilot.pause()
         assert detail.scroll_y == 0
         assert screen.papers.cursor == 0  # the list did not move
         await pilot.press("escape", "j")

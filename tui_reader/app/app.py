@@ -1,4 +1,9 @@
-"""ReaderApp: wiring only. State and behaviour live in MainScreen; data in corpus/search/library."""
+"""ReaderApp: wiring only. State and behaviour live in MainScreen; data in corpus/search/library.
+
+The configuration (library/config.py) is read here, before the first paint: its theme and its
+[keys] (Textual's keymap: every screen binding has its action as id) apply from the start, and
+its problems are shown once the reader is up. A theme picked in the palette is saved back to it.
+"""
 
 from __future__ import annotations
 
@@ -9,26 +14,71 @@ from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.screen import Screen
+from textual.theme import Theme
 
 from tui_reader import paths as app_paths
-from tui_reader.app.commands import palette_commands
-from tui_reader.app.providers import PaperProvider
+from tui_reader.app.commands import palette_commands, reader_keys, reserved_keys
+from tui_reader.app.providers import HistoryProvider, PaperProvider
 from tui_reader.app.screens.main import MainScreen
+from tui_reader.corpus.text import clean_label
+from tui_reader.library.config import Config, ConfigNotSaved, load_config, save_theme
 
 
 class ReaderApp(App[None]):
     TITLE = "tui-reader"
     CSS_PATH = "reader.tcss"
-    COMMANDS = App.COMMANDS | {PaperProvider}
+    COMMANDS = App.COMMANDS | {PaperProvider, HistoryProvider}
 
-    def __init__(self, paths: Sequence[str] = (), bookmarks_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        paths: Sequence[str] = (),
+        bookmarks_path: Path | None = None,
+        config_path: Path | None = None,
+    ) -> None:
         super().__init__()
         self.paths = list(paths)
         self.bookmarks_path = bookmarks_path or app_paths.bookmarks_file()
+        self.config_path = config_path or app_paths.config_file()
+        self.config: Config = load_config(
+            self.config_path, reader_keys(), set(self.available_themes), reserved_keys()
+        )
+        self.reader_keymap = dict(self.config.keys)  # action -> key, as the help screen shows them
+        self._saved_theme = ""
 
     def on_mount(self) -> None:
-        self.push_screen(MainScreen(self.paths, self.bookmarks_path))
+        if self.config.theme:
+            self.theme = self.config.theme
+        self._saved_theme = self.theme
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        if self.config.keys:
+            self.set_keymap(self.config.keys)
+        self.push_screen(MainScreen(self.paths, self.bookmarks_path, self.config))
+        for problem in self.config.problems:
+            self.notify(
+                clean_label(problem), title="Problem in the configuration", severity="warning", timeout=15
+            )
 
+    # -- theme ------------------------------------------------------------------------------------
+    def _theme_changed(self, theme: Theme) -> None:
+        if theme.name == self._saved_theme:
+            return
+        self._saved_theme = theme.name
+        self.run_worker(partial(self._save_theme, theme.name), thread=True, group="config")
+
+    def _save_theme(self, name: str) -> None:
+        try:
+            save_theme(self.config_path, name)
+        except ConfigNotSaved as exc:
+            self.call_from_thread(self._notify_plain, f"Theme not saved: {exc}.", "error")
+            return
+        self.call_from_thread(
+            self._notify_plain, f'Theme "{name}" saved in {self.config_path}.', "information"
+        )
+
+    def _notify_plain(self, text: str, severity: Any) -> None:
+        self.notify(clean_label(text), severity=severity, timeout=5, markup=False)
+
+    # -- palette ----------------------------------------------------------------------------------
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The palette lists every reader action (from commands.py), then those of Textual's own
         whose title the reader does not already use (Textual's "Quit" would be a second one)."""

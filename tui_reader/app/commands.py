@@ -1,15 +1,21 @@
 """Every key the reader documents, declared once: its key, footer label, palette title and help.
 
-The screen's BINDINGS, the command palette, the help screen and the README's key table are all
-generated from COMMANDS, so they cannot drift apart. Entries without an action document keys that
-a widget or Textual itself handles (the list's movement keys, Tab, ctrl+p): they bind nothing.
+The screen's BINDINGS, the command palette, the help screen, the README's key table and the
+action names of config.toml's ``[keys]`` are all generated from COMMANDS, so they cannot drift
+apart. Importing this module does not load Textual (the command line reads the table). Entries
+without an action document keys that a widget or Textual itself handles (the list's movement
+keys, Tab, ctrl+p): they bind nothing.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from textual.binding import Binding, BindingType
+from tui_reader.library.config import normalise_key
+
+if TYPE_CHECKING:  # the table itself needs no Textual: `tui-reader config` reads it without
+    from textual.binding import BindingType
 
 KEY_NAMES = {"slash": "/", "question_mark": "?", "escape": "Esc", "enter": "Enter"}
 
@@ -52,7 +58,20 @@ COMMANDS: tuple[Command, ...] = (
     ),
     _doc(
         "`Enter`",
-        "In the search bar: run the full search and move to the results; in the list: read the paper",
+        "In the search bar: run the full search and move to the results; in the list: read the paper"
+        " (marks it read)",
+    ),
+    _doc(
+        "`Up` `Down` (search bar)",
+        "Earlier / later searches from the history (those starting with what is typed)",
+    ),
+    Command(
+        "accept_suggestion",
+        "ctrl+y",
+        "Accept",
+        "Search the suggestion",
+        'Search for the "Did you mean" suggestion instead',
+        footer=False,
     ),
     Command(
         "back",
@@ -60,7 +79,7 @@ COMMANDS: tuple[Command, ...] = (
         "Back",
         "Back",
         "Leave the search bar or the detail pane; again: clear the query or the similar papers;"
-        " again: leave the bookmarks view",
+        " again: leave the bookmarks or unread view",
         footer=False,
         palette=False,
     ),
@@ -81,6 +100,36 @@ COMMANDS: tuple[Command, ...] = (
         "Bookmarks",
         "Show bookmarks only / all papers",
         "Show only bookmarked papers; again to show all",
+    ),
+    Command(
+        "toggle_read",
+        "u",
+        "Read",
+        "Mark read / unread",
+        "Mark the highlighted paper read, or unread again (shown for a moment, a paper is read)",
+        footer=False,
+    ),
+    Command(
+        "toggle_unread_view",
+        "U",
+        "Unread",
+        "Show unread papers only / all papers",
+        "Show only unread papers; again to show all",
+    ),
+    Command(
+        "next_unread",
+        "N",
+        "Next unread",
+        "Next unread paper",
+        "Move to the next unread paper in the list (from the top again after the last)",
+        footer=False,
+    ),
+    Command(
+        "cycle_sort",
+        "S",
+        "Sort",
+        "Change the order",
+        "Sort by relevance (collection order without a query), year, venue, title, date added",
     ),
     Command(
         "edit_note",
@@ -106,6 +155,21 @@ COMMANDS: tuple[Command, ...] = (
         footer=False,
     ),
     Command(
+        "open_link",
+        "o",
+        "Open",
+        "Open paper in the browser",
+        "Open the paper's link (its URL, DOI or arXiv id) in the browser; with no browser, copy it",
+    ),
+    Command(
+        "copy_link",
+        "L",
+        "Copy link",
+        "Copy the paper's link",
+        "Copy the paper's link (terminal and system clipboard)",
+        footer=False,
+    ),
+    Command(
         "similar", "s", "Similar", "Similar papers", "Papers similar to the highlighted one (more-like-this)"
     ),
     Command(
@@ -124,6 +188,20 @@ COMMANDS: tuple[Command, ...] = (
 )
 
 
+# Keys the panes own: the list's and the detail pane's movement, Tab, the palette, Textual's quit.
+# A [keys] entry may not take them (the pane would get the key first, and the action never).
+RESERVED_KEYS = {
+    **dict.fromkeys(("j", "k", "up", "down"), "moving in the list"),
+    **dict.fromkeys(("g", "G", "home", "end", "pageup", "pagedown", "space"), "moving in the list"),
+    "enter": "reading the paper",
+    "tab": "moving between panes",
+    "shift+tab": "moving between panes",
+    "ctrl+p": "the command palette",
+    "ctrl+c": "copying selected text",
+    "ctrl+q": "quitting",
+}
+
+
 def bound() -> list[Command]:
     """The commands the screen binds (the rest are documentation)."""
     return [c for c in COMMANDS if c.action is not None]
@@ -133,9 +211,27 @@ def palette_commands() -> list[Command]:
     return [c for c in bound() if c.palette]
 
 
+def reader_keys() -> dict[str, str]:
+    """Action -> its default key in Textual's form: config.toml's [keys] may change them."""
+    return {c.action: normalise_key(c.key) or c.key for c in bound() if c.action is not None}
+
+
+def reserved_keys() -> dict[str, str]:
+    """Keys config.toml may not take, in Textual's form, and what they do."""
+    return {normalise_key(key) or key: what for key, what in RESERVED_KEYS.items()}
+
+
+def helps() -> dict[str, str]:
+    return {c.action: c.help for c in bound() if c.action is not None}
+
+
 def screen_bindings() -> list[BindingType]:
+    """The screen's BINDINGS. Each has its action as id, so config.toml's [keys] can rebind it
+    (``App.set_keymap``)."""
+    from textual.binding import Binding
+
     return [
-        Binding(c.key, c.action, c.label, show=c.footer, priority=c.priority, tooltip=c.help)
+        Binding(c.key, c.action, c.label, show=c.footer, priority=c.priority, tooltip=c.help, id=c.action)
         for c in COMMANDS
         if c.action is not None
     ]

@@ -14,8 +14,10 @@ from textual.message import Message
 from tui_reader.search.modes import SearchMode
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from tui_reader.corpus.corpus import Corpus
-    from tui_reader.library.bookmarks import BookmarkStore
+    from tui_reader.library.userdata import UserData
     from tui_reader.search.index import SearchIndex
     from tui_reader.search.searcher import Searcher, SearchResult
 
@@ -23,9 +25,11 @@ Snippet = tuple[str, list[tuple[int, int]]]  # text and the spans of the matched
 
 
 class CorpusLoaded(Message, bubble=False):
-    def __init__(self, corpus: Corpus, store: BookmarkStore) -> None:
+    """The collection and the user's data for it (bookmarks, read state, history, session)."""
+
+    def __init__(self, corpus: Corpus, data: UserData) -> None:
         self.corpus = corpus
-        self.store = store
+        self.data = data
         super().__init__()
 
 
@@ -72,11 +76,35 @@ class IndexDamagedFound(Message, bubble=False):
 
 
 class ResultsReady(Message, bubble=False):
-    """A search's answer. ``seq`` is the number of the request: an older one is dropped."""
+    """A search's answer. ``seq`` is the number of the request: an older one is dropped.
+    ``result`` is in the order the list shows (``order``: 'relevance', 'collection' or a sort);
+    ``base`` is the same answer as the searcher ordered it (None: ``result`` itself), kept so
+    another order needs no second search."""
 
-    def __init__(self, result: SearchResult, snippets: dict[int, Snippet], seq: int) -> None:
+    def __init__(
+        self,
+        result: SearchResult,
+        snippets: dict[int, Snippet],
+        seq: int,
+        base: SearchResult | None = None,
+        order: str = "relevance",
+        keep: bool = True,
+    ) -> None:
         self.result = result
         self.snippets = snippets
+        self.seq = seq
+        self.base = base
+        self.order = order
+        self.keep = keep  # keep the cursor on its paper (more of a result, another order of it)
+        super().__init__()
+
+
+class OrderReady(Message, bubble=False):
+    """The whole collection's rows in ``sort`` order (no query on show)."""
+
+    def __init__(self, rows: Sequence[int], sort: str, seq: int) -> None:
+        self.rows = rows
+        self.sort = sort
         self.seq = seq
         super().__init__()
 
@@ -98,10 +126,35 @@ class BookmarksChanged(Message, bubble=False):
         super().__init__()
 
 
-class BookmarksNotSaved(Message, bubble=False):
+class NotSaved(Message, bubble=False):
+    """A store could not be written (read-only, full disk, a newer version's file)."""
+
     def __init__(self, what: str, error: Exception) -> None:
-        self.what = what  # "Bookmarks", "Note"
+        self.what = what  # "Bookmarks", "Note", "Read state", "Search history", ...
         self.error = error
+        super().__init__()
+
+
+class BookmarksNotSaved(NotSaved, bubble=False):
+    pass
+
+
+class LinkOpened(Message, bubble=False):
+    """The link went to the browser (``App.open_url``)."""
+
+    def __init__(self, link: str, title: str) -> None:
+        self.link = link
+        self.title = title
+        super().__init__()
+
+
+class NoBrowser(Message, bubble=False):
+    """There is no browser to open the link in: ``why`` says so in words; the link is copied."""
+
+    def __init__(self, link: str, title: str, why: str) -> None:
+        self.link = link
+        self.title = title
+        self.why = why
         super().__init__()
 
 
@@ -111,8 +164,18 @@ class Copied(Message, bubble=False):
     arrive (tmux without set-clipboard on)."""
 
     def __init__(
-        self, what: str, chars: int, title: str, system: bool, detail: str, terminal: str = ""
+        self,
+        what: str,
+        chars: int,
+        title: str,
+        system: bool,
+        detail: str,
+        terminal: str = "",
+        lead: str = "",
+        shown: str = "",
     ) -> None:
+        self.lead = lead  # a sentence before the copy's ("No browser here (…).")
+        self.shown = shown  # the text itself, when it is short enough to show (a link)
         self.what = what
         self.chars = chars
         self.title = title

@@ -1,4 +1,5 @@
-"""Command palette: 'go to paper' by title (a bounded substring scan: instant at 87k titles)."""
+"""Command palette: 'go to paper' by title (a bounded substring scan: instant at 87k titles), and
+the recent searches."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
 
 MAX_HITS = 40
+RECENT = 10  # recent searches listed when the palette opens
 
 
 def _literal(text: str) -> str:
@@ -75,3 +77,50 @@ class PaperProvider(Provider):
                 partial(screen.go_to_row, row),
                 help=_literal(screen.corpus.titles[row]),
             )
+
+
+class HistoryProvider(Provider):
+    """Recent searches: listed when the palette opens, found by what is typed; choosing one runs
+    it (as Enter does)."""
+
+    def _screen(self) -> MainScreen | None:
+        from tui_reader.app.screens.main import MainScreen
+
+        for screen in reversed(self.app.screen_stack):
+            if isinstance(screen, MainScreen):
+                return screen
+        return None
+
+    def _searches(self) -> tuple[MainScreen | None, list[str]]:
+        screen = self._screen()
+        return screen, (screen.search_bar.history if screen is not None else [])
+
+    async def discover(self) -> Hits:
+        screen, searches = self._searches()
+        if screen is None:
+            return
+        for query in searches[:RECENT]:
+            yield DiscoveryHit(
+                Content("Search again: ") + Content(query).stylize("bold"),
+                partial(screen.search_for, query),
+                help=_literal("a recent search"),
+            )
+
+    async def search(self, query: str) -> Hits:
+        screen, searches = self._searches()
+        if screen is None:
+            return
+        matcher = self.matcher(query)
+        typed = query.strip().casefold()
+        for found, past in enumerate(searches):
+            # the search typed again ranks above "go to paper"; a looser match, with the actions
+            again = past.casefold().startswith(typed)
+            score = 101.0 - found / 1000 if again else matcher.match(past)
+            if score > 0:
+                yield Hit(
+                    score,
+                    Content("Search again: ") + Content(past).stylize("bold"),  # highlight() reads markup
+                    partial(screen.search_for, past),
+                    text=past,
+                    help=_literal("a recent search"),
+                )

@@ -1,6 +1,7 @@
 """The reader's commands (see commands.py): the keys' actions on the screen's state, and the
-bookmark, note and clipboard work they start. File writes and the system clipboard run in thread
-workers that report with messages; the handlers here turn those into state and notices.
+bookmark, note, clipboard and browser work they start. File writes, the system clipboard and the
+browser run in thread workers that report with messages; the handlers here turn those into state
+and notices. (Views and order: arranging.py; read state: reading.py; history: session.py.)
 """
 
 from __future__ import annotations
@@ -8,18 +9,21 @@ from __future__ import annotations
 from textual import on, work
 from textual.widgets import Input
 
-from tui_reader.app.messages import BookmarksChanged, BookmarksNotSaved, Copied
+from tui_reader.app.browser import browser_problem
+from tui_reader.app.messages import BookmarksChanged, BookmarksNotSaved, Copied, LinkOpened, NoBrowser
 from tui_reader.app.screens.help import HelpScreen
 from tui_reader.app.screens.note import NoteScreen
-from tui_reader.app.screens.search_flow import SearchFlow
-from tui_reader.app.screens.state import sentence
+from tui_reader.app.screens.session import SessionKeeping
 from tui_reader.app.tmux import terminal_copy_problem
 from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
 from tui_reader.library.clipboard import as_markdown_quote, copy_text
+from tui_reader.library.links import paper_link
 from tui_reader.search.modes import SearchMode
 
+NO_LINK = "This paper has no link: its record has no URL, DOI or arXiv id."
 
-class PaperActions(SearchFlow):
+
+class PaperActions(SessionKeeping):
     # -- view ---------------------------------------------------------------------------------
     def action_focus_search(self) -> None:
         self.search_bar.input.focus()
@@ -32,11 +36,8 @@ class PaperActions(SearchFlow):
         elif self.result is not None or self.search_bar.value:
             self.search_bar.set_value("")
             self.start_search("", SearchMode.ENTER)
-        elif self.bookmarks_only:
-            self.bookmarks_only = False
-
-    def action_toggle_bookmarks_view(self) -> None:
-        self.bookmarks_only = not self.bookmarks_only
+        elif self.view != "all":
+            self.view = "all"
 
     def action_toggle_detail(self) -> None:
         """Hide or show the detail pane; hidden, the list takes the whole width (and height)."""
@@ -64,7 +65,7 @@ class PaperActions(SearchFlow):
             self.workers.cancel_group(self, "search")
             self.search_bar.set_value("")
             self.search_bar.info("")
-            self.result, self.bookmarks_only = None, False
+            self.result, self.view = None, "all"
             self.papers.move_to_row(row)
         self.papers.focus()
 
@@ -112,15 +113,6 @@ class PaperActions(SearchFlow):
             self.bookmarks = tuple(self.store.all())  # watchers: marks, view, status, detail
         self.notify(event.notice, timeout=3)
 
-    @on(BookmarksNotSaved)
-    def _bookmarks_not_saved(self, event: BookmarksNotSaved) -> None:
-        """One sentence: "Note not saved: no space left on device (…); the file is unchanged." """
-        reason = str(event.error).strip() or event.error.__class__.__name__
-        for prefix in ("could not save bookmarks:", "could not save the bookmarks:"):
-            if reason.lower().startswith(prefix):
-                reason = reason[len(prefix) :].strip()
-        self.notify(sentence(f"{event.what} not saved: {reason}"), severity="error")
-
     # -- clipboard ----------------------------------------------------------------------------
     def action_copy_abstract(self) -> None:
         self._copy(markdown=False)
@@ -142,10 +134,57 @@ class PaperActions(SearchFlow):
         self.copy_to_system(text, "Markdown quote" if markdown else "abstract", paper.title)
 
     @work(thread=True, group="clipboard")
-    def copy_to_system(self, text: str, what: str, title: str) -> None:
+    def copy_to_system(self, text: str, what: str, title: str, lead: str = "", shown: str = "") -> None:
         outcome = copy_text(text)
         terminal = terminal_copy_problem()  # runs tmux: here, off the UI thread
-        self.post_message(Copied(what, len(text), title, outcome.ok, outcome.detail, terminal))
+        self.post_message(Copied(what, len(text), title, outcome.ok, outcome.detail, terminal, lead, shown))
+
+    # -- links --------------------------------------------------------------------------------
+    def _link(self) -> tuple[str, str] | None:
+        """The highlighted paper's link and title; None (said so) when there is none."""
+        row = self._current()
+        if row is None or self.corpus is None:
+            return None
+        paper = self.corpus.paper(row)
+        link = paper_link(paper.url)
+        if link is None:
+            self.notify(NO_LINK, title=paper.title, severity="warning", timeout=4)
+            return None
+        return link, paper.title
+
+    def action_open_link(self) -> None:
+        found = self._link()
+        if found is not None:
+            self.open_in_browser(*found)
+
+    def action_copy_link(self) -> None:
+        found = self._link()
+        if found is not None:
+            self.copy_link(*found)
+
+    def copy_link(self, link: str, title: str, lead: str = "") -> None:
+        self.app.copy_to_clipboard(link)
+        self.copy_to_system(link, "link", title, lead, link)
+
+    @work(thread=True, group="browser")
+    def open_in_browser(self, link: str, title: str) -> None:
+        """App.open_url goes through Python's webbrowser, which honours $BROWSER and may wait for
+        the browser command to return: here, in a thread, never on the UI thread."""
+        why = browser_problem()
+        if why:
+            self.post_message(NoBrowser(link, title, why))
+            return
+        self.app.open_url(link)
+        self.post_message(LinkOpened(link, title))
+
+    @on(LinkOpened)
+    def _link_opened(self, event: LinkOpened) -> None:
+        self.app.refresh(layout=True)  # a browser that wrote to the terminal: draw over it
+        self.notify(f"Opened in the browser: {event.link}", title=event.title, timeout=4)
+
+    @on(NoBrowser)
+    def _no_browser(self, event: NoBrowser) -> None:
+        self.copy_link(event.link, event.title, f"No browser to open it here ({event.why}).")
 
     @on(Copied)
     def _copied(self, event: Copied) -> None:
@@ -158,15 +197,21 @@ class PaperActions(SearchFlow):
 
 
 def copied_notice(event: Copied) -> str:
-    """What arrived where, in one sentence (two when the terminal copy may be lost)."""
+    """What arrived where, in one sentence (two when the terminal copy may be lost), after the
+    event's lead sentence and followed by the text itself when it is short (a link)."""
     what = f"{event.what} ({event.chars:,} chars)"
     if not event.terminal:
         if event.system:
-            return f"Copied {what} to the terminal and the system clipboard."
-        return f"Copied {what} through the terminal only ({event.detail})."
-    if event.system:
-        return f"Copied {what} to the system clipboard. The terminal copy may not arrive: {event.terminal}."
-    return (
-        f"Copying {what} may have failed: {event.detail}, and the terminal copy may not arrive:"
-        f" {event.terminal}."
-    )
+            told = f"Copied {what} to the terminal and the system clipboard."
+        else:
+            told = f"Copied {what} through the terminal only ({event.detail})."
+    elif event.system:
+        told = f"Copied {what} to the system clipboard. The terminal copy may not arrive: {event.terminal}."
+    else:
+        told = (
+            f"Copying {what} may have failed: {event.detail}, and the terminal copy may not arrive:"
+            f" {event.terminal}."
+        )
+    if event.shown:
+        told = told[:-1] + f": {event.shown}"
+    return f"{event.lead} {told}" if event.lead else told

@@ -19,7 +19,8 @@ from textual.widgets import Static
 
 from tui_reader.app.commands import COMMANDS, palette_commands
 
-SEARCH_BAR_KEYS = ("Enter", "Esc")  # what COMMANDS says about them, in the search bar's section
+# what COMMANDS says about these keys, in the search bar's section
+SEARCH_BAR_KEYS = ("Enter", "Up Down (search bar)", "Esc")
 EVERYWHERE_KEYS = ("Tab / Shift+Tab", "ctrl+p")
 
 Rows = list[tuple[str, str]]
@@ -38,14 +39,16 @@ def binding_rows(node: DOMNode) -> Rows:
     """(keys, description) for each described binding of the reader's own on a node, in the order
     they are declared, one row per action (its keys merged: "j / ↓")."""
     live = node._bindings.key_to_bindings
+    keymap: dict[str, str] = getattr(node.app, "reader_keymap", {})  # config.toml's [keys]
     rows: dict[str, tuple[list[str], str]] = {}
     for binding in _own_bindings(node):
         if not binding.description or binding.action not in {b.action for b in live.get(binding.key, [])}:
             continue  # undescribed, or its key taken by a more derived class
         keys, _ = rows.setdefault(binding.action, ([], binding.tooltip or binding.description))
-        key = node.app.get_key_display(Binding(binding.key, binding.action))
-        if key not in keys:
-            keys.append(key)
+        for bound_key in keymap.get(binding.id or "", binding.key).split(","):
+            key = node.app.get_key_display(Binding(bound_key, binding.action))
+            if key not in keys:
+                keys.append(key)
     return [(" / ".join(keys), description) for keys, description in rows.values()]
 
 

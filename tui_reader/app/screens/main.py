@@ -3,7 +3,8 @@ turn the state (see state.py) into what the panes show.
 
 State flows one way. Workers (threads) post messages (messages.py); handlers set reactives; the
 watchers below redraw the list and the detail pane, and the status line is bound to the same
-reactives. Nothing redraws by hand after changing state. Searching lives in search_flow.py, the
+reactives. Nothing redraws by hand after changing state. Searching lives in search_flow.py, view
+and order in arranging.py, read state in reading.py, history and session in session.py, the other
 commands in actions.py.
 """
 
@@ -19,6 +20,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer
 from textual.worker import get_current_worker
 
+from tui_reader import paths as app_paths
 from tui_reader.app.commands import screen_bindings
 from tui_reader.app.messages import (
     CorpusLoaded,
@@ -31,13 +33,20 @@ from tui_reader.app.messages import (
 from tui_reader.app.progress import OverallProgress
 from tui_reader.app.screens.actions import PaperActions
 from tui_reader.app.screens.state import ReaderState, sentence
-from tui_reader.app.widgets.paper_detail import PaperDetail, paper_content, shown_abstract, shown_title
+from tui_reader.app.widgets.paper_detail import (
+    PaperDetail,
+    ReadingState,
+    paper_content,
+    shown_abstract,
+    shown_title,
+)
 from tui_reader.app.widgets.paper_list import PaperList
 from tui_reader.app.widgets.search_bar import SearchBar
 from tui_reader.app.widgets.status_line import StatusLine
 from tui_reader.corpus.corpus import load_corpus
 from tui_reader.corpus.text import clean_label
-from tui_reader.library.bookmarks import BookmarkStore
+from tui_reader.library.config import Config
+from tui_reader.library.userdata import open_user_data
 
 if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
@@ -53,10 +62,11 @@ class MainScreen(PaperActions):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     AUTO_FOCUS = "PaperList"
 
-    def __init__(self, paths: Sequence[str], bookmarks_path: Path) -> None:
+    def __init__(self, paths: Sequence[str], bookmarks_path: Path, config: Config | None = None) -> None:
         super().__init__()
         self.paths = list(paths)
         self.bookmarks_path = bookmarks_path
+        self.config = config or self.config
         self._marks: dict[str, Bookmark] = {}  # self.bookmarks by id
 
     def compose(self) -> ComposeResult:
@@ -67,8 +77,12 @@ class MainScreen(PaperActions):
         yield StatusLine(id="status").data_bind(
             ReaderState.corpus,
             ReaderState.result,
-            ReaderState.bookmarks_only,
+            ReaderState.view,
+            ReaderState.sort,
+            ReaderState.order,
             ReaderState.bookmarks,
+            ReaderState.unread,
+            ReaderState.new,
             ReaderState.index_state,
             ReaderState.shown,
         )
@@ -82,12 +96,12 @@ class MainScreen(PaperActions):
     @work(thread=True, exclusive=True, group="load")
     def load(self) -> None:
         try:
-            store = BookmarkStore(self.bookmarks_path)
             corpus = load_corpus(self.paths)
+            data = open_user_data(app_paths.data_dir(), self.bookmarks_path, corpus)
         except Exception as exc:  # a vanished path, an unreadable bookmarks folder, ...
             self.post_message(LoadFailed(exc))
             return
-        self.post_message(CorpusLoaded(corpus, store))
+        self.post_message(CorpusLoaded(corpus, data))
 
     @on(LoadFailed)
     def _load_failed(self, event: LoadFailed) -> None:
@@ -99,12 +113,18 @@ class MainScreen(PaperActions):
 
     @on(CorpusLoaded)
     def _corpus_loaded(self, event: CorpusLoaded) -> None:
-        corpus, store = event.corpus, event.store
-        self.store = store
-        for warning in [*corpus.warnings, *store.warnings]:
+        corpus, data = event.corpus, event.data
+        self.store = data.bookmarks
+        for warning in [*corpus.warnings, *data.warnings]:
             self.notify(warning, title="Problem with a file", severity="warning", timeout=12)
-        self.bookmarks = tuple(store.all())
+        self.restore(data)  # view, order, stores (session.py)
+        self.visit_of = data.arrivals.visit_of
+        self.bookmarks = tuple(data.bookmarks.all())
+        self.new = data.arrivals.new
+        self.read = data.read.ids()
         self.corpus = corpus
+        self.order_collection()
+        self.resume_query(data.restored.query)
         self.prepare_index(corpus)
 
     @work(thread=True, exclusive=True, group="index")
@@ -176,62 +196,90 @@ class MainScreen(PaperActions):
         if corpus is not None:
             papers = self.papers
             papers.titles, papers.ids = corpus.titles, corpus.ids
-        self._show_view()
+            self._count_unread()
+        self.show_view()
 
     def watch_result(self) -> None:
-        self._show_view()
-
-    def watch_bookmarks_only(self) -> None:
-        self._show_view()
+        if self.result is None:
+            self.order = self._collection_sort if self.collection_order is not None else "relevance"
+        self.show_view()
+        self.session_changed()
 
     def watch_bookmarks(self, bookmarks: tuple[Bookmark, ...]) -> None:
         self._marks = {b.id: b for b in bookmarks}
         self.papers.marked = frozenset(self._marks)
-        if self.bookmarks_only:
-            self._show_view()
-        self._show_detail()  # the highlighted paper's bookmark and note
+        if self.view == "bookmarks":
+            self.show_view()
+        self.show_detail()  # the highlighted paper's bookmark and note
 
-    def watch_highlighted(self) -> None:
-        self._show_detail()
+    def watch_read(self, read: frozenset[str]) -> None:
+        self.papers.read = read
+        self._count_unread()
+        self.show_detail()  # read or unread, in the detail pane too
+
+    def watch_new(self, new: frozenset[str]) -> None:
+        self.papers.new = new
+
+    def _count_unread(self) -> None:
+        corpus = self.corpus
+        if corpus is not None:
+            self.unread = len(corpus) - sum(1 for pid in self.read if pid in corpus.index_of)
+
+    def watch_highlighted(self, row: int | None) -> None:
+        self.show_detail()
+        self.schedule_read(row)
+        self.session_changed()
 
     @on(PaperList.PaperHighlighted)
     def _highlighted(self, event: PaperList.PaperHighlighted) -> None:
         self.highlighted = event.row
 
     @on(PaperList.PaperSelected)
-    def _selected(self) -> None:
+    def _selected(self, event: PaperList.PaperSelected) -> None:
+        self.opened(event.row)
         if self.detail.display:
             self.detail.focus()
 
-    def _show_view(self) -> None:
-        """Rows to show, from (result or whole corpus) x (all or bookmarks only)."""
+    def show_view(self) -> None:
+        """Rows to show: (result, or the collection in its order) x (all, bookmarked, unread)."""
         corpus = self.corpus
         if corpus is None:
             return
-        papers = self.papers
+        papers, ids, view = self.papers, corpus.ids, self.view
         rows: Sequence[int]
         if self.result is not None:
             rows = [h.row for h in self.result.hits]
-            if self.bookmarks_only:
-                rows = [r for r in rows if corpus.ids[r] in self._marks]
-        elif self.bookmarks_only:
+        elif view == "bookmarks" and self.collection_order is None:  # in the order bookmarked
             rows = [corpus.index_of[b.id] for b in self.bookmarks if b.id in corpus.index_of]
         else:
-            rows = range(len(corpus))
+            rows = self.collection_order if self.collection_order is not None else range(len(corpus))
+        if view == "bookmarks" and (self.result is not None or self.collection_order is not None):
+            rows = [r for r in rows if ids[r] in self._marks]
+        elif view == "unread":
+            read = self.read
+            rows = [r for r in rows if ids[r] not in read]
         papers.empty_text = self._empty_text()
-        papers.set_rows(rows, snippets=bool(self.result and self.result.terms), keep=papers.highlighted_row)
+        keep = self.restored_row()
+        if keep is None and self.keep_cursor:
+            keep = papers.highlighted_row
+        snippets = bool(self.result and self.result.terms)
+        papers.set_rows(rows, snippets=snippets, keep=keep)
         self.shown = len(rows)
+        self.session_changed()
 
     def _empty_text(self) -> str:
         if self.result is not None:
             if self.result.suggestion:
-                return f"No matches. Did you mean: {clean_label(self.result.suggestion)}"
-            return "No matches." + (" (none bookmarked)" if self.bookmarks_only else "")
-        if self.bookmarks_only:
+                return f"No matches. Did you mean: {clean_label(self.result.suggestion)} (ctrl+y)"
+            none = {"bookmarks": " (none bookmarked)", "unread": " (none unread)"}.get(self.view, "")
+            return "No matches." + none
+        if self.view == "bookmarks":
             return "No bookmarks yet: press b on a paper to bookmark it."
+        if self.view == "unread":
+            return "Nothing unread: every paper here is read (U shows them all)."
         return "No papers in this corpus."
 
-    def _show_detail(self) -> None:
+    def show_detail(self) -> None:
         row, corpus = self.highlighted, self.corpus
         if corpus is None or row is None:
             self.detail.show_message(self.papers.empty_text if corpus else "Loading…")
@@ -240,7 +288,11 @@ class MainScreen(PaperActions):
         terms = self.result.terms if self.result else frozenset()
         bookmark = self._marks.get(paper.id)
         title, (abstract, _) = shown_title(paper.title), shown_abstract(paper.abstract)
-        self.detail.show(paper_content(paper, bookmark, _spans(title, terms), _spans(abstract, terms)))
+        read_at = None
+        if paper.id in self.read:  # read this session: not in the store's copy yet
+            read_at = (self.read_store.when(paper.id) if self.read_store else None) or "now"
+        state = ReadingState(paper.id in self.new, read_at)
+        self.detail.show(paper_content(paper, bookmark, _spans(title, terms), _spans(abstract, terms), state))
 
 
 def _spans(text: str, terms: frozenset[str]) -> list[tuple[int, int]]:

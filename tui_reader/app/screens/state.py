@@ -1,13 +1,18 @@
 """The reader screen's state, as reactives, and the handles its parts share.
 
-MainScreen is assembled from this base and two mixins that build on it (``search_flow`` and
-``actions``); each file keeps to one concern, and all of them see the same typed state.
+MainScreen is assembled from this base and the mixins that build on it, one concern each
+(``search_flow``: searching; ``arranging``: view and order; ``reading``: read state; ``session``:
+history and what is restored; ``actions``: the other commands); all of them see the same typed
+state.
 Changing a reactive is all any of them does: MainScreen's watchers redraw the list and the detail
 pane, and the status line is bound to the same reactives.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.notifications import SeverityLevel
@@ -18,6 +23,7 @@ from tui_reader.app.widgets.paper_detail import PaperDetail
 from tui_reader.app.widgets.paper_list import PaperList
 from tui_reader.app.widgets.search_bar import SearchBar
 from tui_reader.corpus.text import clean_label, clean_text
+from tui_reader.library.config import Config
 from tui_reader.search.modes import SearchMode
 
 NOTICE_LIMIT = 600  # characters of a notice (an exception may carry a whole traceback)
@@ -25,6 +31,10 @@ NOTICE_LIMIT = 600  # characters of a notice (an exception may carry a whole tra
 if TYPE_CHECKING:  # Whoosh loads in the worker that opens the index, after the first paint
     from tui_reader.corpus.corpus import Corpus
     from tui_reader.library.bookmarks import Bookmark, BookmarkStore
+    from tui_reader.library.history import SearchHistory
+    from tui_reader.library.reading import ReadStore
+    from tui_reader.library.session import SessionStore
+    from tui_reader.library.sorting import SortColumns
     from tui_reader.search.index import SearchIndex
     from tui_reader.search.searcher import Searcher, SearchResult
 
@@ -35,8 +45,22 @@ class ReaderState(Screen[None]):
     """The collection being read; None until it is loaded."""
     result: var[SearchResult | None] = var["SearchResult | None"](None, init=False, always_update=True)
     """The search (or similar papers) on show; None: the whole collection. Every answer redraws."""
-    bookmarks_only: var[bool] = var(False, init=False)
-    """Show only bookmarked papers (of the result, or of the collection)."""
+    view: var[str] = var("all", init=False)
+    """Which papers of the result (or of the collection) to show: 'all', 'bookmarks', 'unread'."""
+    sort: var[str] = var("relevance", init=False)
+    """The order asked for: 'relevance' (collection order without a query), 'year', 'venue',
+    'title', 'added' (library/sorting.py)."""
+    order: var[str] = var("relevance", init=False)
+    """The order the list is in now ('collection' when relevance fell back to it; a typed query
+    stays in relevance order until Enter)."""
+    collection_order: var[Sequence[int] | None] = var["Sequence[int] | None"](None, init=False)
+    """The collection's rows in ``sort`` order, worked out in a worker; None: collection order."""
+    read: var[frozenset[str]] = var(frozenset(), init=False)
+    """Ids of the papers read (in any collection)."""
+    new: var[frozenset[str]] = var(frozenset(), init=False)
+    """Ids of the papers that entered the collection since the last visit."""
+    unread: var[int] = var(0, init=False)
+    """How many papers of the collection are unread (for the status line)."""
     bookmarks: var[tuple[Bookmark, ...]] = var["tuple[Bookmark, ...]"]((), init=False)
     """The bookmarks as last read from the store (notes included)."""
     index_state: var[str] = var("loading", init=False)
@@ -50,9 +74,20 @@ class ReaderState(Screen[None]):
         super().__init__()
         # services, set once they exist; not state the panes draw
         self.store: BookmarkStore | None = None
+        self.read_store: ReadStore | None = None
+        self.history: SearchHistory | None = None
+        self.session_store: SessionStore | None = None
+        self.config = Config(Path("config.toml"))  # the defaults; MainScreen is given the user's
+        self.columns: SortColumns | None = None  # per-paper sort keys, built once in a worker
+        self.visit_of: Sequence[int] = ()  # per corpus row: the visit that added it
+        self.base: SearchResult | None = None  # the result as the searcher ordered it
         self.index: SearchIndex | None = None
         self.searcher: Searcher | None = None
+        self._columns_lock = threading.Lock()
+        self._columns_corpus: Corpus | None = None
+        self.keep_cursor = True  # show_view keeps the cursor on its paper (False: a new answer)
         self._seq = 0  # the number of the latest search request: older answers are dropped
+        self._order_seq = 0  # the same, for the whole collection's order
         self._pending: tuple[str, SearchMode] | None = None  # typed before the index was ready
 
     # -- widgets --------------------------------------------------------------------------------
@@ -68,11 +103,22 @@ class ReaderState(Screen[None]):
     def search_bar(self) -> SearchBar:
         return self.query_one(SearchBar)
 
+    @property
+    def bookmarks_only(self) -> bool:
+        return self.view == "bookmarks"
+
     def _current(self) -> int | None:
         row = self.papers.highlighted_row
         if row is None:
             self.notify("No paper highlighted.", severity="warning")
         return row
+
+    # -- filled in by the mixins and MainScreen -------------------------------------------------
+    def show_view(self) -> None:
+        """Redraw the list from the state (MainScreen)."""
+
+    def remember_search(self, text: str) -> None:
+        """A search was run with Enter: put it in the history (session.py)."""
 
     # -- notices ------------------------------------------------------------------------------
     def notify(

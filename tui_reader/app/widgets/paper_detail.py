@@ -7,16 +7,20 @@ an abstract (and TITLE_LIMIT of a title) and says what it left out; copying take
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.style import Style
 from textual.widgets import Static
 
 from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.text import clean_label
 from tui_reader.corpus.venues import venue_label
 from tui_reader.library.bookmarks import Bookmark
+from tui_reader.library.links import paper_link
 
 Spans = list[tuple[int, int]]
 
@@ -37,6 +41,34 @@ def shown_title(title: str) -> str:
     return title if len(title) <= TITLE_LIMIT else title[: TITLE_LIMIT - 1] + "…"
 
 
+class ReadingState(NamedTuple):
+    new: bool = False  # entered the collection since the last visit
+    read_at: str | None = None  # when it was first read (ISO time, or "now"); None: unread
+
+
+def _reading_line(state: ReadingState) -> Content:
+    parts = []
+    if state.new:
+        parts.append(Content("+ New since your last visit").stylize("bold $success"))
+    if state.read_at is None:
+        parts.append(Content("• Unread").stylize("$text-accent"))
+    else:
+        when = "just now" if state.read_at == "now" else state.read_at[:10]
+        parts.append(Content(f"Read {when}").stylize("$text-muted"))
+    return Content(" · ").join(parts)
+
+
+def link_content(raw: str) -> Content | None:
+    """The paper's link as a terminal hyperlink (OSC 8), or its url field as text when it makes
+    no http(s) link (a local path, say); None when there is nothing."""
+    link = paper_link(raw)
+    if link is not None:
+        return Content(clean_label(link)).stylize("$text-muted underline").stylize(Style(link=link))
+    if raw:
+        return Content(clean_label(raw)).stylize("$text-muted")
+    return None
+
+
 def _marked(text: str, spans: Spans, style: str) -> Content:
     content = Content(text)
     for a, b in spans:
@@ -46,10 +78,15 @@ def _marked(text: str, spans: Spans, style: str) -> Content:
 
 
 def paper_content(
-    paper: Paper, bookmark: Bookmark | None, title_spans: Spans, abstract_spans: Spans
+    paper: Paper,
+    bookmark: Bookmark | None,
+    title_spans: Spans,
+    abstract_spans: Spans,
+    reading: ReadingState | None = None,
 ) -> Content:
-    """Title, metadata, sources, bookmark and the abstract; text stays literal whatever it holds.
-    Spans index the title and abstract as shown (see shown_title, shown_abstract)."""
+    """Title, metadata, sources, link, read state, bookmark and the abstract; text stays literal
+    whatever it holds. Spans index the title and abstract as shown (see shown_title,
+    shown_abstract)."""
     title = _marked(shown_title(paper.title), title_spans, "bold underline $text-accent").stylize_before(
         "bold"
     )
@@ -64,10 +101,13 @@ def paper_content(
         parts += [Content(clean_label(line)).stylize("$text-muted"), Content("\n")]
     where = clean_label(f"id {paper.id} · {', '.join(paper.sources)}")
     parts.append(Content(where).stylize("$text-muted"))
-    if paper.url:
-        parts += [Content("\n"), Content(clean_label(paper.url)).stylize("$text-muted underline")]
+    link = link_content(paper.url)
+    if link is not None:
+        parts += [Content("\n"), link]
     if paper.title_generated:
         parts += [Content("\n"), Content("(title generated from the abstract)").stylize("italic $text-muted")]
+    if reading is not None:
+        parts += [Content("\n"), _reading_line(reading)]
     parts.append(Content("\n"))
     if bookmark is not None:
         parts += [

@@ -24,7 +24,9 @@ from tui_reader.app.messages import Snippet
 
 
 class PaperList(ScrollView, can_focus=True):
-    """Rows are corpus indices; titles and bookmark marks come from the screen's state.
+    """Rows are corpus indices; titles and marks come from the screen's state. Each title has a
+    marker column, ``+`` for a paper new since the last visit (unread), ``•`` for an unread one,
+    then ``★`` for a bookmarked one.
 
     In a result with snippets, a snippet line drawn before its snippet is known asks for it with
     ``SnippetsWanted``; the screen answers with ``set_snippets``.
@@ -42,6 +44,8 @@ class PaperList(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {
         "paper-list--cursor",
         "paper-list--mark",
+        "paper-list--unread",
+        "paper-list--new",
         "paper-list--snippet",
         "paper-list--match",
         "paper-list--empty",
@@ -53,6 +57,8 @@ class PaperList(ScrollView, can_focus=True):
     }
     PaperList:blur > .paper-list--cursor { background: $block-cursor-blurred-background; text-style: none; }
     PaperList > .paper-list--mark { color: $warning; text-style: bold; }
+    PaperList > .paper-list--unread { color: $text-accent; text-style: bold; }
+    PaperList > .paper-list--new { color: $success; text-style: bold; }
     PaperList > .paper-list--snippet { color: $text-muted; }
     PaperList > .paper-list--match { color: $text-accent; text-style: bold; }
     PaperList > .paper-list--empty { color: $text-muted; text-style: italic; }
@@ -61,6 +67,10 @@ class PaperList(ScrollView, can_focus=True):
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
     marked: var[frozenset[str]] = var(frozenset(), init=False)
     """Ids of the bookmarked papers (the screen sets it from its bookmarks)."""
+    read: var[frozenset[str]] = var(frozenset(), init=False)
+    """Ids of the papers read; the others are marked unread."""
+    new: var[frozenset[str]] = var(frozenset(), init=False)
+    """Ids of the papers new since the last visit."""
 
     class PaperHighlighted(Message):
         """The cursor moved to a paper (row is the corpus index, None when the list is empty)."""
@@ -127,6 +137,12 @@ class PaperList(ScrollView, can_focus=True):
         return True
 
     def watch_marked(self) -> None:
+        self.refresh()
+
+    def watch_read(self) -> None:
+        self.refresh()
+
+    def watch_new(self) -> None:
         self.refresh()
 
     # -- cursor -------------------------------------------------------------------------------
@@ -201,12 +217,21 @@ class PaperList(ScrollView, can_focus=True):
         return Strip(segments).crop_extend(0, width, style)
 
     def _title_segments(self, row: int, style: Style, width: int) -> list[Segment]:
-        marked = self.ids[row] in self.marked if self.ids else False
+        pid = self.ids[row] if self.ids else ""
+        if pid in self.read:
+            state = Segment(" ", style)
+        else:
+            kind = "new" if pid in self.new else "unread"
+            marker = "+" if kind == "new" else "•"
+            state = Segment(
+                marker, style + self.get_component_rich_style(f"paper-list--{kind}", partial=True)
+            )
+        marked = pid in self.marked
         mark = Segment(
             "★ " if marked else "  ",
             style + self.get_component_rich_style("paper-list--mark", partial=True) if marked else style,
         )
-        return [mark, Segment(_fit(self.titles[row], width - 2), style)]
+        return [state, mark, Segment(_fit(self.titles[row], width - 3), style)]
 
     def _snippet_segments(self, row: int, style: Style, width: int) -> list[Segment]:
         snippet = self.snippets.get(row)

@@ -1,13 +1,21 @@
-"""The search bar: an Input that debounces keystrokes, and a line under it for what happened."""
+"""The search bar: an Input that debounces keystrokes, and a line under it for what happened.
+
+Up and Down walk the search history (the screen keeps ``history`` current, most recent first):
+only the searches that start with what was typed before the first Up, and Down past the newest
+brings that text back. A recalled search is searched as you type, like typed text.
+"""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
+
+from tui_reader.library.history import folded
 
 DEBOUNCE = 0.12  # seconds: fast typists (~8 keys/s) trigger one search per pause, not per key
 
@@ -15,6 +23,10 @@ PLACEHOLDER = 'Search ( / ): words  "a phrase"  title:word  prefix*  fuzzy~  OR 
 
 
 class SearchBar(Vertical):
+    BINDINGS = [
+        Binding("up", "history_back", "Earlier search", show=False),
+        Binding("down", "history_forward", "Later search", show=False),
+    ]
     DEFAULT_CSS = """
     SearchBar { height: auto; }
     SearchBar > Input { border: tall $border-blurred; }
@@ -38,6 +50,11 @@ class SearchBar(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._timer: Timer | None = None
+        self.history: list[str] = []  # most recent first
+        self._walk: list[str] | None = None  # the searches Up/Down walk through, None: not walking
+        self._walk_at = -1  # where in them; -1: the text typed before the first Up
+        self._draft = ""
+        self._shown = ""  # the search the walk put in the bar: any other text means it was edited
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder=PLACEHOLDER, id="search-input", select_on_focus=False)
@@ -55,6 +72,7 @@ class SearchBar(Vertical):
         """Change the text without triggering a search (e.g. Esc clearing the query)."""
         with self.input.prevent(Input.Changed):
             self.input.value = text
+        self._walk = None
         self._cancel()
 
     def info(self, text: str | Content, warning: bool = False) -> None:
@@ -66,6 +84,34 @@ class SearchBar(Vertical):
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
+
+    # -- history ------------------------------------------------------------------------------
+    def action_history_back(self) -> None:
+        if self._walk is None or self.value != self._shown:  # (re)start from what is typed now
+            self._draft = self.value
+            draft = folded(self._draft)
+            self._walk = [
+                q
+                for q in self.history
+                if folded(q).casefold().startswith(draft.casefold()) and folded(q) != draft
+            ]
+            self._walk_at = -1
+        if self._walk_at + 1 >= len(self._walk):
+            self.info("No earlier search" + (" starting so." if self._draft.strip() else "."))
+            return
+        self._walk_at += 1
+        self._recall(self._walk[self._walk_at])
+
+    def action_history_forward(self) -> None:
+        if self._walk is None or self._walk_at < 0 or self.value != self._shown:
+            return
+        self._walk_at -= 1
+        self._recall(self._walk[self._walk_at] if self._walk_at >= 0 else self._draft)
+
+    def _recall(self, text: str) -> None:
+        self._shown = text
+        self.input.value = text
+        self.input.cursor_position = len(text)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()

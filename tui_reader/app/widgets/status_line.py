@@ -1,4 +1,5 @@
-"""The status line: what is shown, of how many, the query, the bookmarks and the index's state.
+"""The status line: what is shown, of how many, the query, the order, unread and new papers, the
+bookmarks and the index's state.
 
 It owns no state: the screen binds its reactives here (``data_bind``), and every change to them
 repaints the line. Built as Content, so a query or a path is never read as markup.
@@ -13,6 +14,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from tui_reader.corpus.text import clean_label
+from tui_reader.library.sorting import sort_label
 
 if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
@@ -32,8 +34,12 @@ class StatusLine(Widget):
 
     corpus: reactive[Corpus | None] = reactive["Corpus | None"](None)
     result: reactive[SearchResult | None] = reactive["SearchResult | None"](None)
-    bookmarks_only: reactive[bool] = reactive(False)
+    view: reactive[str] = reactive("all")
+    sort: reactive[str] = reactive("relevance")
+    order: reactive[str] = reactive("relevance")
     bookmarks: reactive[tuple[Bookmark, ...]] = reactive["tuple[Bookmark, ...]"](())
+    unread: reactive[int] = reactive(0)
+    new: reactive[frozenset[str]] = reactive(frozenset())
     index_state: reactive[str] = reactive("loading")
     shown: reactive[int] = reactive(0)
 
@@ -49,17 +55,39 @@ class StatusLine(Widget):
             parts.append(Content("Loading…" if self.index_state == "loading" else "No collection open"))
         else:
             if result is not None:
-                parts.append(Content(f"{self.shown:,} shown of {result.count_text} matches"))
+                which = {"bookmarks": " bookmarked", "unread": " unread"}.get(self.view, "")
+                parts.append(Content(f"{self.shown:,}{which} shown of {result.count_text} matches"))
                 label = "" if result.kind == "similar" else "query: "
                 parts.append(Content(clean_label(f"{label}{result.query}")).stylize("bold"))
                 parts.append(Content(f"{result.took_ms:.0f} ms"))
             else:
                 what = "paper" if self.shown == 1 else "papers"
-                what = f"bookmarked {what}" if self.bookmarks_only else what
+                what = {"bookmarks": f"bookmarked {what}", "unread": f"unread {what}"}.get(self.view, what)
                 parts.append(Content(f"{self.shown:,} {what} of {len(corpus):,}"))
+            parts.append(Content(self._order_text()))
+            if not (self.view == "unread" and result is None):  # it says so already
+                parts.append(Content(f"{self.unread:,} unread"))
+            if self.new:
+                parts.append(Content(f"{len(self.new):,} new").stylize("$success"))
             if self.bookmarks:
                 missing = sum(1 for b in self.bookmarks if b.id not in corpus.index_of)
                 mark = f"★ {len(self.bookmarks)}" + (f" ({missing} not in this corpus)" if missing else "")
                 parts.append(Content(mark))
         parts.append(Content(clean_label(f"index: {self.index_state}")))
         return Content(" · ").join(parts)
+
+    def _order_text(self) -> str:
+        """'by year, newest first'; 'in collection order'; a typed query's order until Enter."""
+        result = self.result
+        if self.order == "collection" or (result is None and self.order == "relevance"):
+            shown = "in collection order"
+        else:
+            shown = f"by {sort_label(self.order, result is not None)}"
+        if self.sort != self.order and not (self.sort == "relevance" and self.order == "collection"):
+            if result is not None and result.typing:
+                shown += f" ({sort_label(self.sort, True)} on Enter)"
+            elif result is not None and len(result.hits) < result.total:
+                shown += " (not every match could be loaded to sort)"
+            else:
+                shown += " (sorting…)"
+        return shown

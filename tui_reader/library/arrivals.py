@@ -1,0 +1,105 @@
+"""When papers entered a collection: what is new since the last visit, and "date added" order.
+
+One file per collection (``collections/<Corpus.key>.json``, keyed by the roots the user opened):
+``{"version": 1, "roots": [...], "last": "<ISO time>", "visits": [{"at": "<ISO time>",
+"ids": "<id> <id> ..."}]}``. Each launch that finds papers no earlier launch saw appends one visit
+holding just those ids, space-separated (87k twelve-character ids are ~1.1 MB); ``last`` is the
+time of the latest launch. A paper is *new* when it entered since the previous launch; on a
+collection's first launch nothing is new. A paper that leaves and comes back is not new again.
+
+Kept with jsonstore's discipline, so two readers opening the same collection at once both record
+their launch and lose no visit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tui_reader.library.bookmarks import ReadOnlyStore
+from tui_reader.library.jsonstore import Doc, JsonStore, expect, list_of
+from tui_reader.library.reading import now
+
+KEY = "visits"
+
+
+@dataclass(frozen=True, slots=True)
+class Arrivals:
+    new: frozenset[str] = frozenset()  # ids that entered since the previous launch
+    first_visit: bool = True
+    previous: str = ""  # when the collection was opened before this launch ('' the first time)
+    visit_of: list[int] = field(default_factory=list)  # per id given: the visit that first saw it
+    visits: list[str] = field(default_factory=list)  # when each visit was
+
+
+def _check(doc: Doc) -> None:
+    expect(doc, KEY, list)
+
+
+def _visits(doc: Doc) -> list[tuple[str, str]]:
+    """(time, ids) of each visit we understand, oldest first."""
+    out = []
+    entries = doc.get(KEY)
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        at, ids = entry.get("at"), entry.get("ids")
+        if isinstance(at, str) and isinstance(ids, str):
+            out.append((at, ids))
+    return out
+
+
+def arrivals(doc: Doc, ids: Sequence[str], stamp: str) -> tuple[Arrivals, list[str]]:
+    """What a launch at ``stamp`` finds, and the ids it is the first to see (to record)."""
+    seen: dict[str, int] = {}
+    times: list[str] = []
+    for n, (at, joined) in enumerate(_visits(doc)):
+        times.append(at)
+        for pid in joined.split():
+            seen.setdefault(pid, n)
+    fresh = list(dict.fromkeys(pid for pid in ids if pid not in seen))
+    this_visit = len(times)
+    last = doc.get("last")
+    previous = last if isinstance(last, str) else (times[-1] if times else "")
+    found = Arrivals(
+        new=frozenset(fresh) if times else frozenset(),
+        first_visit=not times,
+        previous=previous,
+        visit_of=[seen.get(pid, this_visit) for pid in ids],
+        visits=[*times, stamp] if fresh else times,
+    )
+    return found, fresh
+
+
+class ArrivalStore:
+    def __init__(self, path: Path, roots: Sequence[str] = ()) -> None:
+        self.path = path
+        self.roots = list(roots)
+        self._store = JsonStore(path, "collection's history", _check)
+
+    @property
+    def warnings(self) -> list[str]:
+        return self._store.warnings
+
+    def record(self, ids: Sequence[str], stamp: str | None = None) -> Arrivals:
+        """One launch of the collection holding ``ids``: record the ids no launch saw before and
+        the time, and say what is new. A store that cannot be written still answers (from what
+        is on disk), with a warning."""
+        stamp = stamp or now()
+
+        def change(doc: Doc) -> Arrivals:
+            found, fresh = arrivals(doc, ids, stamp)
+            if fresh:
+                list_of(doc, KEY).append({"at": stamp, "ids": " ".join(fresh)})
+            doc["last"] = stamp
+            if self.roots:
+                doc["roots"] = self.roots
+            return found
+
+        try:
+            return self._store.update(change)
+        except ReadOnlyStore as exc:
+            self._store.warnings.append(f"{exc}; papers new since the last visit are not recorded")
+            found, _ = arrivals(self._store.load(), ids, stamp)
+            return found

@@ -1,0 +1,216 @@
+"""One versioned JSON document in one file, kept the way bookmarks.py keeps bookmarks.
+
+Every change is read-merge-write under an exclusive lock (``atomic.file_lock``) and written
+atomically, so two running readers lose nothing: each applies its change to what is on disk now.
+A file that does not parse, or whose shape is wrong, is moved aside byte for byte and the user is
+told; a file from a newer version, or one that cannot be read or locked, is left alone and the
+store turns read-only. Top-level keys this version does not know are written back unchanged.
+
+The stores built on it (read state, arrivals, history, session) each own one top-level key and
+check its shape; this module knows nothing about what they keep.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from tui_reader.atomic import (
+    NotRegularFile,
+    atomic_write_bytes,
+    file_lock,
+    open_regular,
+    real_path,
+    remove_leftovers,
+)
+from tui_reader.corpus.text import clean_label, safe_json
+from tui_reader.library.bookmarks import ReadOnlyStore
+
+Doc = dict[str, object]
+T = TypeVar("T")
+
+MAX_FILE_BYTES = 64 * 2**20
+
+
+class StoreNotSaved(ReadOnlyStore):
+    """Writing failed (a full disk, ...); the file on disk is unchanged."""
+
+
+class JsonStore:
+    """A ``{"version": N, ...}`` document. ``check`` raises ValueError when a document that parsed
+    is not one of this store's (its key holds the wrong type): such a file is set aside as corrupt.
+    ``kind`` names the store in messages ("read state", "search history")."""
+
+    def __init__(
+        self,
+        path: Path,
+        kind: str,
+        check: Callable[[Doc], None],
+        version: int = 1,
+        indent: int | None = 1,
+    ) -> None:
+        self.path = path
+        self.kind = kind
+        self.version = version
+        self.indent = indent
+        self._check = check
+        self.read_only = False
+        self.problem = ""  # why it is read-only
+        self.warnings: list[str] = []
+
+    @property
+    def shown(self) -> str:
+        return clean_label(str(self.path))
+
+    def _warn(self, message: str) -> None:
+        message = clean_label(message)
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    # -- reading ----------------------------------------------------------------------------
+    def load(self) -> Doc:
+        """The document as it is on disk now ({} when there is none). Never raises OSError: a file
+        that cannot be read or locked makes the store read-only, and a warning says why."""
+        target = real_path(self.path)
+        try:
+            with file_lock(target):
+                doc, problem = self._read(target)
+                # temp files of writes that were killed (a live writer would hold the lock)
+                remove_leftovers(target.parent, [f".{glob.escape(target.name)}.*.tmp"], min_age=0)
+        except OSError as exc:  # no lock file can be made there (a read-only folder): read anyway
+            doc, problem = self._read(target)
+            cannot = f"cannot write in {clean_label(str(target.parent))} ({exc.strerror or exc})"
+            problem = problem or cannot
+            self._warn(f"{cannot}; the {self.kind} can be read but not saved")
+        self.read_only, self.problem = bool(problem), problem
+        return doc
+
+    def _read(self, target: Path) -> tuple[Doc, str]:
+        """The document and, if it must not be written, why. Call with the lock held."""
+        try:
+            with open_regular(target) as fh:
+                raw = fh.read(MAX_FILE_BYTES + 1)
+        except FileNotFoundError:
+            return {}, ""
+        except OSError as exc:
+            problem = (
+                f"{self.shown} is {exc.strerror}"
+                if isinstance(exc, NotRegularFile)
+                else f"cannot read {self.shown} ({exc.strerror or exc})"
+            )
+            self._warn(f"{problem}; the {self.kind} is read-only")
+            return {}, problem
+        if len(raw) > MAX_FILE_BYTES:
+            problem = f"{self.shown} is larger than {MAX_FILE_BYTES // 2**20} MiB"
+            self._warn(f"{problem}; not reading it, the {self.kind} is read-only")
+            return {}, problem
+        try:
+            data = json.loads(raw.decode("utf-8"))
+            version = data.get("version") if isinstance(data, dict) else None
+            if not isinstance(version, int) or isinstance(version, bool):
+                raise ValueError("not a versioned file")
+            if version > self.version:  # a newer shape: read what we can, never write it
+                problem = f"{self.shown} is from a newer tui-reader (version {version}); not changing it"
+                self._warn(problem)
+                try:
+                    self._check(data)
+                except ValueError:
+                    return {}, problem
+                return data, problem
+            self._check(data)
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            return self._corrupt(target, exc)
+        return data, ""
+
+    def _corrupt(self, target: Path, exc: BaseException) -> tuple[Doc, str]:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else exc.__class__.__name__
+        try:
+            backup = set_aside(target)
+        except OSError as err:
+            problem = f"{self.shown} is corrupt ({why}) and cannot be set aside ({err.strerror or err})"
+            self._warn(f"{problem}; the {self.kind} is read-only")
+            return {}, problem
+        self._warn(
+            f"{self.shown} was corrupt ({why}); kept as {clean_label(backup.name)}, "
+            f"starting with an empty {self.kind}"
+        )
+        return {}, ""
+
+    # -- changes ----------------------------------------------------------------------------
+    def update(self, apply: Callable[[Doc], T]) -> T:
+        """Read-merge-write: ``apply`` changes the document as it is on disk now (under the lock),
+        and what it returns is returned. Raises ReadOnlyStore (or StoreNotSaved) with a message fit
+        for the user when it cannot be saved; the file is then unchanged."""
+        target = real_path(self.path)
+        try:
+            with file_lock(target):
+                doc, problem = self._read(target)
+                self.read_only, self.problem = bool(problem), problem
+                if problem:
+                    raise ReadOnlyStore(f"could not save the {self.kind}: {problem}")
+                result = apply(doc)
+                self._write(target, doc)
+                return result
+        except OSError as exc:  # only the lock: _read and _write raise no OSError
+            self.read_only = True
+            raise ReadOnlyStore(
+                f"could not save the {self.kind}: cannot write in {clean_label(str(target.parent))} "
+                f"({exc.strerror or exc})"
+            ) from exc
+
+    def _write(self, target: Path, doc: Doc) -> None:
+        payload = {"version": self.version, **{k: v for k, v in doc.items() if k != "version"}}
+        try:
+            data = (safe_json(payload, indent=self.indent) + "\n").encode("utf-8")
+        except (ValueError, RecursionError) as exc:  # kept data too deep to write back
+            raise StoreNotSaved(
+                f"could not save the {self.kind}: {self.shown} holds data this version cannot write "
+                f"back ({exc.__class__.__name__}); the file is unchanged"
+            ) from exc
+        try:
+            atomic_write_bytes(target, data)
+        except OSError as exc:
+            reason = (exc.strerror or str(exc)).lower()
+            raise StoreNotSaved(
+                f"could not save the {self.kind}: {reason} ({clean_label(str(target))}); "
+                "the file is unchanged"
+            ) from exc
+
+
+def set_aside(target: Path) -> Path:
+    """Move a corrupt file out of the way (``NAME.corrupt-DATE``), bytes intact."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    backup = target.with_name(f"{target.name}.corrupt-{stamp}")
+    n = 1
+    while backup.exists():
+        n += 1
+        backup = target.with_name(f"{target.name}.corrupt-{stamp}-{n}")
+    os.replace(target, backup)
+    return backup
+
+
+def dict_of(doc: Doc, key: str) -> dict[str, object]:
+    """``doc[key]`` as a dict, created when missing; ValueError when it is something else."""
+    value = doc.setdefault(key, {})
+    if not isinstance(value, dict):
+        raise ValueError(f"{key!r} is not an object")
+    return value
+
+
+def list_of(doc: Doc, key: str) -> list[object]:
+    """``doc[key]`` as a list, created when missing; ValueError when it is something else."""
+    value = doc.setdefault(key, [])
+    if not isinstance(value, list):
+        raise ValueError(f"{key!r} is not a list")
+    return value
+
+
+def expect(doc: Doc, key: str, kind: type) -> None:
+    """A check: ``doc[key]``, when present, is of ``kind``."""
+    if key in doc and not isinstance(doc[key], kind):
+        raise ValueError(f"{key!r} is not a {kind.__name__}")
