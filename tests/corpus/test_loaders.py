@@ -230,7 +230,7 @@ def test_non_utf8_file_loads_with_a_warning(tmp_path: Path) -> None:
         ("empty.txt", b"", "empty"),
         ("blank.jsonl", b"\n  \n\n", "empty"),
         ("corrupt.jsonl.gz", b"this is not gzip data", "gzip"),
-        ("truncated.json.gz", gzip.compress(json.dumps([GOOD]).encode())[:20], "gzip"),
+        ("truncated.json.gz", gzip.compress(json.dumps([GOOD]).encode(), mtime=0)[:20], "gzip"),
         ("malformed.json", b'[{"abstract": "x",}', "malformed JSON"),
         ("scalar.json", b"42", "not a list"),
         ("noabstract.json", json.dumps([{"title": "only"}]).encode(), "without an abstract"),
