@@ -173,6 +173,14 @@ COMMANDS: tuple[Command, ...] = (
         "similar", "s", "Similar", "Similar papers", "Papers similar to the highlighted one (more-like-this)"
     ),
     Command(
+        "toggle_facets",
+        "f",
+        "Facets",
+        "Show / hide facets",
+        "Counts by year, venue and author over every match (Enter on one narrows the query to it)",
+        footer=False,
+    ),
+    Command(
         "toggle_detail",
         "d",
         "Detail",

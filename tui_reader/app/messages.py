@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from tui_reader.corpus.corpus import Corpus
     from tui_reader.library.userdata import UserData
+    from tui_reader.search.facets import Facets
     from tui_reader.search.index import SearchIndex
     from tui_reader.search.searcher import Searcher, SearchResult
 
@@ -183,3 +184,19 @@ class Copied(Message, bubble=False):
         self.detail = detail
         self.terminal = terminal
         super().__init__()
+
+
+class FacetsReady(Message, bubble=False):
+    """Counts for every match of a query (``seq``: the request; an older one is dropped)."""
+
+    def __init__(self, facets: Facets, seq: int) -> None:
+        super().__init__()
+        self.facets = facets
+        self.seq = seq
+
+
+class FacetsFailed(Message, bubble=False):
+    def __init__(self, error: Exception, seq: int) -> None:
+        super().__init__()
+        self.error = error
+        self.seq = seq

@@ -11,9 +11,9 @@ from textual.widgets import Input
 
 from tui_reader.app.browser import browser_problem
 from tui_reader.app.messages import BookmarksChanged, BookmarksNotSaved, Copied, LinkOpened, NoBrowser
+from tui_reader.app.screens.faceting import Faceting
 from tui_reader.app.screens.help import HelpScreen
 from tui_reader.app.screens.note import NoteScreen
-from tui_reader.app.screens.session import SessionKeeping
 from tui_reader.app.tmux import terminal_copy_problem
 from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
 from tui_reader.library.clipboard import as_markdown_quote, copy_text
@@ -23,7 +23,7 @@ from tui_reader.search.modes import SearchMode
 NO_LINK = "This paper has no link: its record has no URL, DOI or arXiv id."
 
 
-class PaperActions(SessionKeeping):
+class PaperActions(Faceting):
     # -- view ---------------------------------------------------------------------------------
     def action_focus_search(self) -> None:
         self.search_bar.input.focus()

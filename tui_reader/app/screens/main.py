@@ -33,6 +33,7 @@ from tui_reader.app.messages import (
 from tui_reader.app.progress import OverallProgress
 from tui_reader.app.screens.actions import PaperActions
 from tui_reader.app.screens.state import ReaderState, sentence
+from tui_reader.app.widgets.facets import FacetPanel
 from tui_reader.app.widgets.paper_detail import (
     PaperDetail,
     ReadingState,
@@ -45,6 +46,7 @@ from tui_reader.app.widgets.search_bar import SearchBar
 from tui_reader.app.widgets.status_line import StatusLine
 from tui_reader.corpus.corpus import load_corpus
 from tui_reader.corpus.text import clean_label
+from tui_reader.errors import IndexDamaged
 from tui_reader.library.config import Config
 from tui_reader.library.userdata import open_user_data
 
@@ -68,10 +70,12 @@ class MainScreen(PaperActions):
         self.bookmarks_path = bookmarks_path
         self.config = config or self.config
         self._marks: dict[str, Bookmark] = {}  # self.bookmarks by id
+        self._rebuilt_for: set[str] = set()  # query texts whose IndexDamaged rebuilt the index
 
     def compose(self) -> ComposeResult:
         yield SearchBar(id="search")
         with Horizontal(id="panes"):
+            yield FacetPanel(id="facets")
             yield PaperList(id="papers")
             yield PaperDetail(id="detail")
         yield StatusLine(id="status").data_bind(
@@ -149,7 +153,17 @@ class MainScreen(PaperActions):
             if status != "fresh":
                 self.post_message(IndexProgress("updating" if status == "stale" else "building"))
             report = index.ensure(progress=progress, rebuild=rebuild)
-            searcher = Searcher(index)
+            try:
+                searcher = Searcher(index)
+            except IndexDamaged as exc:  # damaged where the manifest cannot see: rebuild, once
+                if rebuild:
+                    raise
+                self.post_message(IndexProgress("rebuilding"))
+                index.close()
+                index = SearchIndex(corpus)
+                report = index.ensure(progress=progress, rebuild=True)
+                report.reason = f"{exc}; rebuilt it"
+                searcher = Searcher(index)
         except IndexCancelled:
             return
         except Exception as exc:  # keep browsing without search rather than die
@@ -169,6 +183,8 @@ class MainScreen(PaperActions):
             self.notify(sentence(event.notice), severity="warning")
         self.index, self.searcher = event.index, event.searcher
         self.index_state = "ready"
+        self._facets_for = None
+        self.refresh_facets()
         pending, self._pending = self._pending, None
         if pending:
             self.start_search(*pending)
@@ -183,6 +199,12 @@ class MainScreen(PaperActions):
         """Whoosh failed reading its own files: rebuild, then run the search that found out."""
         if self.searcher is None or self.corpus is None:
             return  # already rebuilding
+        if event.text in self._rebuilt_for:  # rebuilt for this very search: rebuilding won't help
+            message = f"Search is unavailable: {event.error}"
+            self.search_bar.info(clean_label(message))
+            self.notify(message, severity="error")
+            return
+        self._rebuilt_for.add(event.text)
         self.notify(f"{event.error}; rebuilding it, search resumes when done.", severity="warning")
         if self.index is not None:
             self.index.close()

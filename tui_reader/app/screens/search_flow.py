@@ -31,6 +31,7 @@ from tui_reader.search.modes import PAGE, SearchMode
 if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
     from tui_reader.search.searcher import Searcher, SearchResult
+    from tui_reader.search.subsets import Sets
 
 SEARCH_LIMIT = PAGE  # the first page; more pages come as the cursor nears the end
 MAX_RESULTS = 20_000
@@ -74,13 +75,21 @@ class SearchFlow(ReaderState):
             self.workers.cancel_group(self, "search")
             self.search_bar.info("")
             self.result = None
+            self.results_shown(None)
             return
         if self.searcher is None or self.corpus is None:
             self._pending = (text, mode)
             self.search_bar.info(f"Search starts when the index is ready ({self.index_state}).")
             return
         self.run_search(
-            self.searcher, self.corpus, text, mode, self._seq, self._visible(), self._arrangement()
+            self.searcher,
+            self.corpus,
+            text,
+            mode,
+            self._seq,
+            self._visible(),
+            self._arrangement(),
+            self.search_sets,
         )
 
     def _arrangement(self) -> Arrangement:
@@ -111,7 +120,8 @@ class SearchFlow(ReaderState):
         ):
             return
         self._loading_more = True
-        self.run_more(self.searcher, result, min(MAX_RESULTS, len(result.hits) * 4), self._seq)
+        limit = min(MAX_RESULTS, len(result.hits) * 4)
+        self.run_more(self.searcher, result, limit, self._seq, self.search_sets)
 
     @on(PaperList.SnippetsWanted)
     def _snippets_wanted(self, event: PaperList.SnippetsWanted) -> None:
@@ -129,9 +139,10 @@ class SearchFlow(ReaderState):
         seq: int,
         visible: int,
         arrangement: Arrangement,
+        sets: Sets | None = None,
     ) -> None:
         try:  # Enter: Whoosh's whole answer and its exact count; typing: the words so far
-            result = searcher.search(text, mode, SEARCH_LIMIT)
+            result = searcher.search(text, mode, SEARCH_LIMIT, sets=sets)
             if (
                 mode is SearchMode.ENTER
                 and seq == self._seq
@@ -139,7 +150,9 @@ class SearchFlow(ReaderState):
                 and not result.stopped
                 and arrangement.wants_all(result)
             ):
-                result = searcher.search(text, mode, max(len(corpus), 1), time_limit=ALL_TIME_LIMIT)
+                result = searcher.search(
+                    text, mode, max(len(corpus), 1), time_limit=ALL_TIME_LIMIT, sets=sets
+                )
         except IndexDamaged as exc:
             self.post_message(IndexDamagedFound(exc, text, mode))
             return
@@ -197,10 +210,12 @@ class SearchFlow(ReaderState):
             return self.columns
 
     @work(thread=True, exclusive=True, group="search")
-    def run_more(self, searcher: Searcher, shown: SearchResult, limit: int, seq: int) -> None:
+    def run_more(
+        self, searcher: Searcher, shown: SearchResult, limit: int, seq: int, sets: Sets | None = None
+    ) -> None:
         mode = SearchMode.MORE if shown.typing else SearchMode.ENTER
         try:
-            result = searcher.search(shown.query, mode, limit)
+            result = searcher.search(shown.query, mode, limit, sets=sets)
         except IndexDamaged as exc:
             self.post_message(IndexDamagedFound(exc, shown.query, mode))
             return
@@ -244,6 +259,7 @@ class SearchFlow(ReaderState):
         self.result = result
         self.keep_cursor = True
         self.papers.set_snippets(event.snippets)
+        self.results_shown(result)
 
     @on(SnippetsReady)
     def _snippets_ready(self, event: SnippetsReady) -> None:

@@ -89,6 +89,8 @@ class ReaderState(Screen[None]):
         self._seq = 0  # the number of the latest search request: older answers are dropped
         self._order_seq = 0  # the same, for the whole collection's order
         self._pending: tuple[str, SearchMode] | None = None  # typed before the index was ready
+        self._sets: dict[str, frozenset[str]] | None = None  # search_sets, until the state changes
+        self._sets_of: tuple[object, object, object] | None = None
 
     # -- widgets --------------------------------------------------------------------------------
     @property
@@ -107,6 +109,24 @@ class ReaderState(Screen[None]):
     def bookmarks_only(self) -> bool:
         return self.view == "bookmarks"
 
+    @property
+    def search_sets(self) -> dict[str, frozenset[str]]:
+        """The reader's own sets of paper ids, for the searcher's ``is:`` filters. Built again
+        only when one of them changes (each change makes a new frozenset or tuple)."""
+        source = (self.read, self.bookmarks, self.new)
+        if (
+            self._sets is None
+            or self._sets_of is None
+            or any(a is not b for a, b in zip(source, self._sets_of, strict=True))
+        ):
+            self._sets = {
+                "read": self.read,
+                "bookmarked": frozenset(b.id for b in self.bookmarks),
+                "new": self.new,
+            }
+            self._sets_of = source
+        return self._sets
+
     def _current(self) -> int | None:
         row = self.papers.highlighted_row
         if row is None:
@@ -116,6 +136,9 @@ class ReaderState(Screen[None]):
     # -- filled in by the mixins and MainScreen -------------------------------------------------
     def show_view(self) -> None:
         """Redraw the list from the state (MainScreen)."""
+
+    def results_shown(self, result: SearchResult | None) -> None:
+        """A search's answer (None: the whole collection) is on screen (faceting.py)."""
 
     def remember_search(self, text: str) -> None:
         """A search was run with Enter: put it in the history (session.py)."""
