@@ -94,7 +94,7 @@ class FacetPanel(OptionList):
             if not values:
                 options.append(Option(Content("  (none)"), disabled=True))
             for value, n, clause in values:
-                prompt = Content(f"{clean_label(value)[:19]:<19} {count_text(n):>7}")
+                prompt = Content(f"{clean_label(value)[:15]:<15} {count_text(n):>7}")  # fits 30 columns
                 if not clause or clause in seen:  # an id may be used once
                     options.append(Option(prompt, disabled=True))
                     continue
