@@ -233,3 +233,32 @@ def copy_corpus(src: Path, workdir: Path, subset: int | None) -> Path:
             if written >= subset:
                 break
     return dst
+
+
+def typeahead_with_facets(searcher: Searcher, texts: list[str]) -> SearchRuns:
+    """Type-ahead as the reader runs it with the facet panel open: each title's keystrokes start
+    while the facets of the title before (its Enter) are being counted in another thread, which
+    gives way when the first keystroke's search begins. Worst case: every title follows an Enter."""
+    import threading
+
+    from tui_reader.search.facets import facets
+
+    facets(searcher, "")  # the columns and the docnum map, built once, as the reader does
+    out = SearchRuns()
+    runs_of: list[list[str]] = []
+    for text in texts:  # keystrokes in order: a title's first keystroke is one character
+        if len(text) == 1 or not runs_of:
+            runs_of.append([])
+        runs_of[-1].append(text)
+    previous = ""
+    for keystrokes in runs_of:
+        counting = threading.Thread(target=facets, args=(searcher, previous), daemon=True)
+        counting.start()
+        time.sleep(0.03)  # the first key comes while the count is under way
+        runs = search_latency(searcher, keystrokes, typeahead=True)
+        counting.join()
+        out.ms += runs.ms
+        out.totals += runs.totals
+        out.partial += runs.partial
+        previous = keystrokes[-1]  # what was typed, as if Enter was pressed on it
+    return out

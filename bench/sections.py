@@ -244,6 +244,19 @@ def search_rows(
             )
         )
     ctx.details["typeahead_by_partial_len"] = _by_partial(qs.queries["typeahead"], ours["typeahead"].ms)
+    _log("type-ahead while facets count")
+    busy = measures.typeahead_with_facets(searcher, qs.queries["typeahead"])
+    rows.append(
+        Row(
+            "search.typeahead_facets",
+            "search: type-ahead, facet panel open",
+            "ms",
+            busy.ms,
+            [Budget("p95", 35.0), Budget("max", 100.0)],
+            note="each title typed while the facets of the title before (its Enter) are counted in "
+            "another thread, which gives way to the first keystroke's search",
+        )
+    )
     _log("highlighting")
     texts = [q for k in ("term", "and", "phrase", "field") for q in qs.queries[k][:50]]
     per_call, per_page = measures.highlight(searcher, corpus, texts)

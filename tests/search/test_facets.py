@@ -89,3 +89,20 @@ def test_columns_hold_what_the_papers_say(searcher: Searcher) -> None:
 def test_total_is_enters_count(searcher: Searcher) -> None:
     for text in ("learning", "graph OR robot", "year:[2015 TO 2018]"):
         assert facets(searcher, text).total == searcher.search(text).total
+
+
+def test_counting_gives_way_to_a_search(searcher: Searcher, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search begun while facets are counted (a keystroke) stops the count: None, not a wait."""
+    from tui_reader.search import facets as facets_module
+
+    monkeypatch.setattr(facets_module, "CHECK_EVERY", 1)
+    real_sleep = facets_module.time.sleep
+
+    def a_key_is_pressed(seconds: float) -> None:
+        searcher.cancel()  # what a newer search does: the searcher's generation moves on
+        real_sleep(seconds)
+
+    monkeypatch.setattr(facets_module.time, "sleep", a_key_is_pressed)
+    assert facets(searcher, "learning") is None
+    monkeypatch.undo()
+    assert facets(searcher, "learning") is not None

@@ -151,6 +151,11 @@ class Searcher:
                 self._cache.popitem(last=False)
         return result
 
+    @property
+    def generation(self) -> int:
+        """Counts the searches begun: work done between searches (facets) stops when it moves."""
+        return self._latest
+
     def cancel(self) -> None:
         """Stop the search running now, if any, at its next check (it returns, ``stopped``)."""
         self._begin(None, None)

@@ -77,6 +77,9 @@ class Faceting(SessionKeeping):
         except Exception as exc:  # a damaged index shows up in the search too; say so here
             self.post_message(FacetsFailed(exc, seq))
             return
+        if found is None:  # a search began (typing): counting gave way; the next answer recounts
+            self.post_message(FacetsFailed(RuntimeError("paused while you type; Enter counts again"), seq))
+            return
         self.post_message(FacetsReady(found, seq))
 
     @on(FacetsReady)
