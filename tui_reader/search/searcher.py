@@ -44,6 +44,7 @@ TYPEAHEAD_BUDGET = 0.018  # seconds of Whoosh's own scoring per keystroke
 TIME_LIMIT = 1.5  # seconds a search on Enter or the command line runs before it stops, and says so
 TYPING_TIME_LIMIT = 1.0  # seconds a keystroke's search may run (the next keystroke stops it sooner)
 _DEFAULT = -1.0
+CACHE_MAX_HITS = 2_000  # answers longer than this are not kept: the cache's size stays bounded
 
 
 @dataclass(slots=True)
@@ -144,6 +145,8 @@ class Searcher:
                 return cached
         result = self._search(text, mode, limit, deadline, sets)
         if result.stopped or deadline.passed():  # a cut answer or suggestion: not for next time
+            return result
+        if len(result.hits) > CACHE_MAX_HITS:  # every match, for a sort: 87k hits are ~6 MB each
             return result
         with self._cache_lock:
             self._cache[key] = result
