@@ -40,23 +40,28 @@ from tui_reader.corpus.formats import (
 )
 from tui_reader.corpus.paper import Paper
 
-# (id, title, abstract, authors, venue, year, url, title_generated), as JSON decodes it
+# (id, title, abstract, authors, venue, year, url, title_generated[, extra]), as JSON decodes it;
+# extra (doi, arxiv, keywords, kind) is present only when one of them is set
 Row = tuple[Any, ...]
 Meta = dict[str, Any]
 
 
 def _encode(paper: Paper) -> bytes:
+    row: list[object] = [
+        paper.id,
+        paper.title,
+        paper.abstract,
+        paper.authors,
+        paper.venue,
+        paper.year,
+        paper.url,
+        paper.title_generated,
+    ]
+    extra = paper.extra()
+    if extra:
+        row.append(extra)
     return json.dumps(
-        [
-            paper.id,
-            paper.title,
-            paper.abstract,
-            paper.authors,
-            paper.venue,
-            paper.year,
-            paper.url,
-            paper.title_generated,
-        ],
+        row,
         ensure_ascii=False,
         separators=(",", ":"),
     ).encode("utf-8", "surrogatepass")
@@ -126,8 +131,12 @@ class FileData:
         return source_name(self.path)
 
     def paper(self, i: int) -> Paper:
-        pid, title, abstract, authors, venue, year, url, generated = self.rows.get(i)
-        return Paper(pid, title, abstract, authors, venue, year, url, [self.source], generated)
+        row = self.rows.get(i)
+        pid, title, abstract, authors, venue, year, url, generated = row[:8]
+        paper = Paper(pid, title, abstract, authors, venue, year, url, [self.source], generated)
+        if len(row) > 8:
+            paper.set_extra(row[8])
+        return paper
 
 
 def _meta_path(path: Path) -> Path:

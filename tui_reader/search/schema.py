@@ -10,8 +10,9 @@ from tui_reader.corpus.venues import venue_terms
 from tui_reader.search.analysis import fold_analyzer, stem_analyzer
 
 # 7: one segment from bulk.py, fused fold analyzer; 8: year without trie terms;
-# 9: the layered packages (search/ owns Whoosh): an index written before them rebuilds once
-SCHEMA_VERSION = 9
+# 9: the layered packages (search/ owns Whoosh): an index written before them rebuilds once;
+# 10: doi, arxiv, keywords and kind from citation formats
+SCHEMA_VERSION = 10
 DEFAULT_FIELD = "content"  # title, authors and abstract together: what a plain word searches
 
 
@@ -32,16 +33,23 @@ def make_schema() -> fields.Schema:
         sources=fields.TEXT(analyzer=RegexTokenizer(r"[^\W_]+") | LowercaseFilter(), phrase=False),
         # Unstemmed title words: a small, bounded vocabulary for type-ahead completion and spelling.
         tw=fields.TEXT(analyzer=fold_analyzer(), phrase=False),
+        # Citation fields: a DOI or arXiv id is matched whole and case-blind ("doi:10.1/ABC");
+        # keywords (and arXiv categories) one per comma, also in content so a plain word finds them.
+        doi=fields.KEYWORD(lowercase=True),
+        arxiv=fields.KEYWORD(lowercase=True),
+        keywords=fields.KEYWORD(lowercase=True, commas=True, scorable=True),
+        kind=fields.KEYWORD(lowercase=True),
     )
 
 
 def document(corpus: Corpus, i: int) -> dict[str, object]:
     paper = corpus.paper(i)
     authors = " ; ".join(paper.authors)
+    keywords = "\n".join(paper.keywords)
     doc: dict[str, object] = {
         "id": paper.id,
         "title": paper.title,
-        "content": f"{paper.title}\n{paper.title}\n{authors}\n{paper.abstract}",
+        "content": f"{paper.title}\n{paper.title}\n{authors}\n{paper.abstract}\n{keywords}",
         "authors": authors,
         "venue": venue_terms(paper.venue),
         "sources": " ".join(paper.sources),
@@ -49,4 +57,12 @@ def document(corpus: Corpus, i: int) -> dict[str, object]:
     }
     if paper.year:
         doc["year"] = paper.year
+    if paper.doi:
+        doc["doi"] = paper.doi
+    if paper.arxiv:
+        doc["arxiv"] = paper.arxiv
+    if paper.keywords:
+        doc["keywords"] = ",".join(k.replace(",", " ") for k in paper.keywords)
+    if paper.kind:
+        doc["kind"] = paper.kind
     return doc

@@ -20,7 +20,7 @@ from tui_reader.corpus.text import clean_label, normalise, normalise_inline
 from tui_reader.corpus.titles import make_title
 from tui_reader.corpus.venues import split_venue
 
-LOADER_VERSION = 6  # bump when parsing or normalisation changes: invalidates the parse cache
+LOADER_VERSION = 7  # bump when parsing or normalisation changes: invalidates the parse cache
 SUFFIXES = {".txt", ".json", ".jsonl", ".ndjson"}
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
 _AUTHOR_SPLIT = re.compile(r"\s*;\s*|\s+and\s+|\s*\n\s*")
@@ -203,18 +203,26 @@ def make_paper(
     venue: object = None,
     year: object = None,
     url: object = None,
+    *,
+    doi: str = "",
+    arxiv: str = "",
+    keywords: Iterable[str] = (),
+    kind: str = "",
+    title_only: bool = False,
 ) -> Paper | None:
-    abstract = normalise(abstract_raw)
-    if not abstract:
-        return None
+    """The Paper a record becomes; None when it has nothing to show. ``title_only`` lists an entry
+    that has a title but no abstract (citation formats) instead of skipping it."""
+    abstract = normalise(abstract_raw) if abstract_raw else ""
     title = normalise_inline(title_raw) if title_raw else ""
+    if not abstract and not (title_only and title):
+        return None
     generated = not title
     if generated:
-        title = make_title(abstract, abstract.emphasis)
+        title = make_title(abstract, abstract.emphasis)  # type: ignore[union-attr]
     # 'icml2019' -> ('ICML', 2019): one name per venue; the record's own year wins over the venue's
     venue_name, venue_year = split_venue(str(normalise_inline(str(venue)))) if venue else ("", None)
     return Paper(
-        id=paper_id(abstract),
+        id=paper_id(str(abstract), str(title)),
         title=str(title),
         abstract=str(abstract),
         authors=_authors(authors),
@@ -223,6 +231,10 @@ def make_paper(
         url=str(normalise_inline(str(url))) if url else "",
         sources=[source],
         title_generated=generated,
+        doi=doi,
+        arxiv=arxiv,
+        keywords=[k for k in dict.fromkeys(str(normalise_inline(k)).strip() for k in keywords) if k],
+        kind=kind,
     )
 
 
