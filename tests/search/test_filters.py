@@ -17,6 +17,10 @@ from tui_reader.search.searcher import Searcher, SearchMode
         ("graph is:foo", "graph       ", (), ("foo",)),
         ("xis:unread", "xis:unread", (), ()),  # not after a word character
         ("graph", "graph", (), ()),
+        ("graph tag:ToRead", "graph           ", ("tag:toread",), ()),
+        ('tag:"to read" graph', "              graph", ("tag:to read",), ()),
+        ("is:read tag:x", "             ", ("read", "tag:x"), ()),
+        ("xtag:y", "xtag:y", (), ()),
     ],
 )
 def test_split_filters(text: str, rest: str, known: tuple[str, ...], unknown: tuple[str, ...]) -> None:
@@ -110,3 +114,28 @@ def test_typing_with_a_filter_stays_inside_it(
     assert len(everything.hits) > len(result.hits)
     typing = seed_searcher.search("graph is:unr", SearchMode.TYPING, limit=1000, sets=marked)
     assert typing.notice is None  # a filter being typed is not an error yet
+
+
+def test_tag_filters_are_whooshs_filtered_answer(
+    seed_searcher: Searcher, marked: dict[str, frozenset[str]]
+) -> None:
+    tagged = frozenset(list(marked["bookmarked"])[:3])
+    sets = {**marked, querytext.tag_set("Survey"): tagged}
+    expected = whoosh(seed_searcher, "learning", set(tagged), None)
+    result = seed_searcher.search("learning tag:survey", limit=1000, sets=sets)
+    assert [h.id for h in result.hits] == expected and result.notice is None
+    alone = seed_searcher.search('tag:"SURVEY"', limit=1000, sets=sets)
+    assert {h.id for h in alone.hits} == set(tagged) and alone.total == len(tagged)
+    both = seed_searcher.search("tag:survey is:read", limit=1000, sets=sets)
+    assert {h.id for h in both.hits} == set(tagged) & marked["read"]
+
+
+def test_an_unused_tag_matches_nothing_and_says_so(
+    seed_searcher: Searcher, marked: dict[str, frozenset[str]]
+) -> None:
+    result = seed_searcher.search("graph tag:nosuch", limit=1000, sets=marked)
+    assert result.hits == [] and result.total == 0
+    assert result.notice is not None and "no paper is tagged 'nosuch'" in result.notice
+    ignored = seed_searcher.search("graph tag:nosuch", limit=1000)  # no sets: not the reader's data
+    assert ignored.total == seed_searcher.search("graph", limit=1000).total
+    assert ignored.notice is not None and "tag:nosuch needs the reader's own data" in ignored.notice

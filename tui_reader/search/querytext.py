@@ -18,6 +18,9 @@ _TRAILING_OP = re.compile(r"\b(?:AND|OR|NOT)\s*$")
 _TRAILING_FIELD = re.compile(r"(?<![\w\"])\w+:\s*$")
 IS_FILTERS = ("unread", "read", "bookmarked", "new")  # is:word, over the reader's own sets of papers
 _IS = re.compile(r"(?<![\w\"])is:(\w*)", re.IGNORECASE)
+# tag:name or tag:"two words": the user's own tags, a set of papers like is:bookmarked
+_TAG = re.compile(r'(?<![\w"])tag:(?:"([^"]+)"|([^\s()"]+))', re.IGNORECASE)
+TAG = "tag:"  # the prefix of a tag filter's set name: "tag:" + the tag, casefolded
 
 
 def problem(text: str, fields: frozenset[str]) -> str | None:
@@ -91,9 +94,15 @@ def plain_words(text: str, fields: frozenset[str] = frozenset()) -> str:
     return " ".join(w for w in re.findall(r"\w+", text) if w.lower() not in OPERATORS)
 
 
+def tag_set(name: str) -> str:
+    """The name of a tag's set of papers, as split_filters asks for it and the reader provides it."""
+    return TAG + " ".join(name.split()).casefold()
+
+
 def split_filters(text: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    """``is:word`` filters taken out of the text: the text with each blanked (every other
-    character kept at its offset), the known filters, and the unknown words (``is:foo``)."""
+    """``is:word`` and ``tag:name`` filters taken out of the text: the text with each blanked
+    (every other character kept at its offset), the known filters (``tag:`` ones as
+    ``tag_set(name)``), and the unknown words (``is:foo``)."""
     known: list[str] = []
     unknown: list[str] = []
 
@@ -102,5 +111,11 @@ def split_filters(text: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
         (known if word in IS_FILTERS else unknown).append(word)
         return " " * len(m.group(0))
 
+    def blank_tag(m: re.Match[str]) -> str:
+        known.append(tag_set(m.group(1) or m.group(2)))
+        return " " * len(m.group(0))
+
     rest = _IS.sub(blank, text)
+    if "tag:" in rest.lower():
+        rest = _TAG.sub(blank_tag, rest)
     return rest, tuple(dict.fromkeys(known)), tuple(dict.fromkeys(unknown))

@@ -20,7 +20,11 @@ from tui_reader.search.schema import DEFAULT_FIELD
 from tui_reader.search.terms import bound, fuzzy_prefix
 
 MIN_PARTIAL = 2  # a single letter is not yet a word worth completing over 87k titles
-FIELDS = frozenset({"abstract", "text", "all", "title", "authors", "venue", "year", "sources"})
+FIELDS = frozenset(
+    {"abstract", "text", "all", "title", "authors", "venue", "year", "sources"}
+    | {"doi", "arxiv", "keywords", "keyword", "kind", "type"}  # from citation formats (schema 10)
+)
+ALIASES = {DEFAULT_FIELD: ["abstract", "text", "all"], "keywords": ["keyword"], "kind": ["type"]}
 
 
 class QueryReader:
@@ -32,7 +36,7 @@ class QueryReader:
         self._parser = QueryParser(DEFAULT_FIELD, schema)
         self._parser.add_plugin(FuzzyTermPlugin())
         self._parser.add_plugin(GtLtPlugin())
-        self._parser.add_plugin(FieldAliasPlugin({DEFAULT_FIELD: ["abstract", "text", "all"]}))
+        self._parser.add_plugin(FieldAliasPlugin(ALIASES))
         self._plain = QueryParser(DEFAULT_FIELD, schema)
 
     def parse(self, text: str) -> tuple[query.Query, str | None]:

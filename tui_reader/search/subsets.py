@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from whoosh.searching import Searcher as WhooshSearcher
 
-from tui_reader.search.querytext import IS_FILTERS
+from tui_reader.search.querytext import IS_FILTERS, TAG
 
-Sets = Mapping[str, frozenset[str]]  # "read", "bookmarked", "new" -> paper ids
+Sets = Mapping[str, frozenset[str]]  # "read", "bookmarked", "new", "tag:<name>" -> paper ids
 
 _lock = threading.Lock()
 # reader -> (hash of a set of ids -> its document numbers): an updated index is a new reader
@@ -38,11 +38,15 @@ def restriction(
     apply (unknown, or a set the caller does not keep) are named in the notice, not guessed."""
     allow: frozenset[int] | None = None
     deny: set[int] = set()
-    missing = [w for w in wanted if w != "unread" and (sets is None or w not in sets)]
+    # a tag nobody has used is an empty set, not a filter to ignore: the reader's sets list every tag
+    untagged = [w for w in wanted if w.startswith(TAG) and sets is not None and w not in sets]
+    if untagged:
+        allow = frozenset()
+    missing = [w for w in wanted if w != "unread" and w not in untagged and (sets is None or w not in sets)]
     if "unread" in wanted and (sets is None or "read" not in sets):
         missing.append("unread")
     for word in wanted:
-        if word in missing:
+        if word in missing or word in untagged:
             continue
         if word == "unread":
             deny |= _numbers(s, (sets or {})["read"])
@@ -53,8 +57,11 @@ def restriction(
     if unknown:
         known = ", ".join(f"is:{w}" for w in IS_FILTERS)
         notes.append(f"unknown filter {', '.join('is:' + w for w in unknown)} (known: {known}); ignored")
+    if untagged:
+        notes.append(f"no paper is tagged {', '.join(repr(w[len(TAG) :]) for w in untagged)}")
     if missing:
-        notes.append(f"{', '.join('is:' + w for w in missing)} needs the reader's own data; ignored")
+        named = ", ".join(w if w.startswith(TAG) else "is:" + w for w in missing)
+        notes.append(f"{named} needs the reader's own data; ignored")
     return Restriction(allow, frozenset(deny), "; ".join(notes) or None)
 
 

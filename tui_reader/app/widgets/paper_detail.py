@@ -69,6 +69,32 @@ def link_content(raw: str) -> Content | None:
     return None
 
 
+def _citation_lines(paper: Paper) -> list[Content]:
+    """DOI and arXiv id as links (their resolvers), keywords and entry type: what a citation
+    file gave. Nothing for papers that came without them."""
+    out: list[Content] = []
+    ids: list[Content] = []
+    if paper.doi:
+        ids.append(
+            Content("doi:" + clean_label(paper.doi)).stylize(Style(link=f"https://doi.org/{paper.doi}"))
+        )
+    if paper.arxiv:
+        link = f"https://arxiv.org/abs/{paper.arxiv}"
+        ids.append(Content("arXiv:" + clean_label(paper.arxiv)).stylize(Style(link=link)))
+    if paper.kind:
+        ids.append(Content(clean_label(paper.kind)))
+    if ids:
+        out += [Content("\n"), Content(" · ").join(ids).stylize("$text-muted")]
+    if paper.keywords:
+        words = clean_label("; ".join(paper.keywords[:20]) + (" …" if len(paper.keywords) > 20 else ""))
+        out += [
+            Content("\n"),
+            Content("Keywords: ").stylize("$text-muted bold"),
+            Content(words).stylize("$text-muted"),
+        ]
+    return out
+
+
 def _marked(text: str, spans: Spans, style: str) -> Content:
     content = Content(text)
     for a, b in spans:
@@ -104,6 +130,7 @@ def paper_content(
     link = link_content(paper.url)
     if link is not None:
         parts += [Content("\n"), link]
+    parts += _citation_lines(paper)
     if paper.title_generated:
         parts += [Content("\n"), Content("(title generated from the abstract)").stylize("italic $text-muted")]
     if reading is not None:
@@ -118,6 +145,9 @@ def paper_content(
         if bookmark.note:
             parts += [Content("\nNote: ").stylize("bold"), Content(bookmark.note)]
         parts.append(Content("\n"))
+    if not paper.has_abstract:
+        parts += [Content("\n"), Content("No abstract in the source: listed by its title.").stylize("italic")]
+        return Content.assemble(*parts)
     text, cut = shown_abstract(paper.abstract)
     parts += [Content("\n"), _marked(text, abstract_spans, "bold reverse")]
     if cut:
