@@ -159,6 +159,17 @@ def test_json_object_holding_a_list(tmp_path: Path) -> None:
     assert [p.title for p in load_corpus([path])] == ["Good paper"]
 
 
+def test_a_json_file_of_json_lines_streams_and_one_object_per_file_is_still_json(tmp_path: Path) -> None:
+    lines = write_jsonl(tmp_path / "lines.json.gz", [GOOD, {"abstract": "Second line abstract."}])
+    assert [p.abstract for p in load_corpus([lines])][1] == "Second line abstract."
+    single = tmp_path / "single.json"
+    single.write_text(json.dumps({"papers": [GOOD]}) + "\n", "utf-8")  # one line, one document
+    assert [p.title for p in load_corpus([single])] == ["Good paper"]
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text(json.dumps({"papers": [GOOD]}, indent=2), "utf-8")  # "{" alone on line 1
+    assert load_corpus([pretty]).titles == ["Good paper"]
+
+
 def test_jsonl_and_gzipped_jsonl(tmp_path: Path) -> None:
     plain = write_jsonl(tmp_path / "a.jsonl", [GOOD, {"abstract": "Second line abstract."}])
     packed = write_jsonl(tmp_path / "b.jsonl.gz", [{"summary": "Gzipped abstract.", "author": "Solo Author"}])

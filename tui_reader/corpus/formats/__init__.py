@@ -1,19 +1,21 @@
 """Reading corpus files: one module per format, and the dispatch between them.
 
-The seed text format and JSON / JSON Lines (any of them gzipped). ``records`` splits a file into
-keyed records cheaply; ``build`` normalises one record into a Paper (the parse cache calls it only
-for records it has not seen).
+The seed text format, JSON / JSON Lines (the arXiv metadata snapshot among them), BibTeX, RIS and
+CSL-JSON, any of them gzipped. ``records`` splits a file into keyed records cheaply; ``build``
+normalises one record into a Paper (the parse cache calls it only for records it has not seen).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from tui_reader.corpus.formats import jsonfmt, seedtext
+from tui_reader.corpus.formats import bibtex, csljson, jsonfmt, ris, seedtext
 from tui_reader.corpus.formats.common import (
     LOADER_VERSION,
     SUFFIXES,
     CorpusError,
+    Entry,
     Record,
     discover,
     file_signature,
@@ -31,6 +33,7 @@ __all__ = [
     "LOADER_VERSION",
     "SUFFIXES",
     "CorpusError",
+    "Entry",
     "Record",
     "build",
     "discover",
@@ -46,13 +49,26 @@ __all__ = [
 ]
 
 
+_BIBTEX_START = re.compile(r"(?:[ \t\r]*(?:%[^\n]*)?\n)*[ \t]*@")  # JabRef starts with "% Encoding: UTF-8"
+_RIS_START = re.compile(r"\s*TY  -")
+
+
 def records(path: Path, text: str, warnings: list[str]) -> list[Record]:
-    """The file's records, by its suffix, or by its first character when the suffix says little."""
+    """The file's records, by its suffix, or by how it starts when the suffix says little."""
     kind = fmt(path)
+    if is_jsonl(path):  # by name, or a .json file of JSON Lines
+        return list(stream_jsonl(path, warnings))
     stripped = text.lstrip()
-    if kind == ".json" or (kind != ".txt" and stripped.startswith("[")):
+    known = kind in SUFFIXES
+    if kind == ".bib" or (not known and _BIBTEX_START.match(text)):
+        return bibtex.records(path, text, warnings)
+    if kind == ".ris" or (not known and _RIS_START.match(text)):
+        return ris.records(path, text, warnings)
+    if kind in (".json", ".csl.json") or (kind != ".txt" and stripped.startswith("[")):
         found = jsonfmt.json_records(path, text, warnings)
         if found is not None:
+            if kind == ".csl.json" or csljson.looks_like([d for _, d in found[:20]]):
+                return csljson.wrap(path, found, warnings)
             return found
     if kind in (".jsonl", ".ndjson") or (kind != ".txt" and stripped.startswith("{")):
         return list(stream_jsonl(path, warnings))  # a sniffed JSON Lines file: one reader for both
@@ -60,7 +76,13 @@ def records(path: Path, text: str, warnings: list[str]) -> list[Record]:
 
 
 def build(path: Path, payload: object) -> Paper | None:
-    """Normalise one record; None (counted as skipped) when it has no usable abstract."""
+    """Normalise one record; None (counted as skipped) when it has nothing to show."""
+    if isinstance(payload, Entry):
+        if payload.fmt == "bibtex":
+            return bibtex.build(path, payload.data)
+        if payload.fmt == "ris":
+            return ris.build(path, payload.data)
+        return csljson.build(path, payload.data)
     if seedtext.is_payload(payload):
         return seedtext.build(path, payload)  # type: ignore[arg-type]
     return jsonfmt.build(path, payload)

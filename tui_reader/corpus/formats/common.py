@@ -13,6 +13,7 @@ import stat
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 from tui_reader.atomic import file_kind, open_regular
 from tui_reader.corpus.paper import Paper, paper_id
@@ -21,13 +22,23 @@ from tui_reader.corpus.titles import make_title
 from tui_reader.corpus.venues import split_venue
 
 LOADER_VERSION = 7  # bump when parsing or normalisation changes: invalidates the parse cache
-SUFFIXES = {".txt", ".json", ".jsonl", ".ndjson"}
+# what fmt() names a file by; .bibtex reads as .bib, .csljson as .csl.json (each gzipped too)
+SUFFIXES = {".txt", ".json", ".jsonl", ".ndjson", ".bib", ".ris", ".csl.json"}
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
 _AUTHOR_SPLIT = re.compile(r"\s*;\s*|\s+and\s+|\s*\n\s*")
 
 # A record is (key, payload): the key is a hash of its raw bytes so that an edited or appended file
 # re-normalises only the records that changed; the payload is what its format's build() needs.
 Record = tuple[bytes, object]
+
+
+class Entry(NamedTuple):
+    """A citation-format record's payload: the line it starts on (None when unknown: the parse
+    cache then names it by number), its format ("bibtex", "ris", "csl") and what that needs."""
+
+    line: int | None
+    fmt: str
+    data: object
 
 
 class CorpusError(Exception):
@@ -60,10 +71,14 @@ def source_name(path: Path) -> str:
 
 
 def fmt(path: Path) -> str:
+    """The format a file's name says: its suffix (without .gz), one name per format."""
     name = path.name.lower()
     if name.endswith(".gz"):
         name = name[:-3]
-    return Path(name).suffix
+    if name.endswith((".csl.json", ".csljson")):
+        return ".csl.json"
+    suffix = Path(name).suffix
+    return ".bib" if suffix == ".bibtex" else suffix
 
 
 def is_gzip(path: Path) -> bool:
@@ -165,9 +180,13 @@ def read_text(path: Path, warnings: list[str]) -> str | None:
 
 
 def _authors(value: object) -> list[str]:
-    """Names from "A; B", "A and B", "A, B, C" or a list (of strings or {name}/{given, family})."""
+    """Names from "A; B", "A and B", "A, B, C" or a list (of strings or {name}/{given, family});
+    a tuple is already one name per person (citation formats split their own)."""
     if value is None:
         return []
+    if isinstance(value, tuple):
+        people = (" ".join(normalise_inline(str(name)).split()) for name in value)
+        return list(dict.fromkeys(p for p in people if p))
     if isinstance(value, list):
         names = []
         for item in value:
@@ -236,6 +255,57 @@ def make_paper(
         keywords=[k for k in dict.fromkeys(str(normalise_inline(k)).strip() for k in keywords) if k],
         kind=kind,
     )
+
+
+# Citation fields. An arXiv id is new style (2101.00001, with a version or not) or old style
+# (hep-th/9901001, math.GT/0309136); it is found in an eprint field, an arXiv url or an arXiv DOI.
+_ARXIV_ID = re.compile(
+    r"(?<![\w.])(?:arxiv[:.]\s*|arxiv\.org/(?:abs|pdf)/)?"
+    r"(\d{4}\.\d{4,5}(?:v\d+)?|[a-z][a-z-]*(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)(?![\w])",
+    re.IGNORECASE,
+)
+_ARXIV_HINT = re.compile(r"arxiv", re.IGNORECASE)
+_DOI = re.compile(r"10\.\d{4,9}/\S+")
+_KEYWORD_SPLIT = re.compile(r"\s*[;,]\s*")
+ARXIV_ABS = "https://arxiv.org/abs/"
+
+
+def person(family: str, given: str = "", suffix: str = "") -> str:
+    """One display name, given name first: ("Curie", "Marie") -> "Marie Curie"."""
+    return " ".join(part.strip() for part in (given, family, suffix) if part and part.strip())
+
+
+def bare_doi(value: object) -> str:
+    """A DOI without its resolver or "doi:" prefix (the first, when a field lists several)."""
+    m = _DOI.search(str(value or ""))
+    return m.group(0).rstrip(".,;") if m else ""
+
+
+def arxiv_id(*values: object, bare: bool = False) -> str:
+    """The arXiv id in the first value that has one. Only values that say "arXiv" count
+    (an eprint field, an arxiv.org url, a 10.48550/arXiv DOI), unless ``bare`` (the field is known
+    to hold an arXiv id, such as an eprint with archivePrefix = arXiv)."""
+    for value in values:
+        text = str(value or "")
+        if not text or not (bare or _ARXIV_HINT.search(text)):
+            continue
+        m = _ARXIV_ID.search(text)
+        if m:
+            return m.group(1)
+    return ""
+
+
+def split_keywords(value: object) -> list[str]:
+    """Keywords from "a, b; c" or a list of them."""
+    items = value if isinstance(value, list) else [value]
+    return [k for item in items if item for k in _KEYWORD_SPLIT.split(str(item)) if k.strip()]
+
+
+def counted(path: Path, wheres: list[str], what: str, many: str) -> str:
+    """One warning for skipped records: "refs.bib: skipped 2 malformed entries (line 40, line 77)"."""
+    shown_where = ", ".join(wheres[:5]) + (" ..." if len(wheres) > 5 else "")
+    noun = what if len(wheres) == 1 else many
+    return f"{shown(path)}: skipped {len(wheres)} {noun} ({shown_where})"
 
 
 def file_signature(path: Path) -> tuple[int, int]:

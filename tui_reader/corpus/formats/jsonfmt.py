@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from tui_reader.atomic import open_regular
-from tui_reader.corpus.formats import common
+from tui_reader.corpus.formats import arxiv, common
 from tui_reader.corpus.formats.common import (
     Record,
     fmt,
@@ -47,7 +47,7 @@ def json_records(path: Path, text: str, warnings: list[str]) -> list[Record] | N
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        if fmt(path) == ".json":
+        if fmt(path) in (".json", ".csl.json"):
             warnings.append(f"{shown(path)}: malformed JSON (line {exc.lineno}: {exc.msg})")
             return []
         return None
@@ -70,7 +70,37 @@ def json_records(path: Path, text: str, warnings: list[str]) -> list[Record] | N
 
 
 def is_jsonl(path: Path) -> bool:
-    return fmt(path) in (".jsonl", ".ndjson")
+    """JSON Lines by name, or a .json file that holds JSON Lines (the arXiv metadata snapshot is
+    ``arxiv-metadata-oai-snapshot.json``, GBs of lines: it must stream, not be read whole)."""
+    kind = fmt(path)
+    return kind in (".jsonl", ".ndjson") or (kind == ".json" and _holds_lines(path))
+
+
+_SNIFF = 2**20  # a first line longer than this is not sniffed: the file is read as one JSON document
+
+
+def _holds_lines(path: Path) -> bool:
+    """A first line that is a whole JSON object, and another object after it."""
+    try:
+        with open_regular(path) as raw:
+            fh: BinaryIO | gzip.GzipFile = gzip.GzipFile(fileobj=raw, mode="rb") if is_gzip(path) else raw
+            with fh:
+                head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+                if not head.startswith(b"{"):
+                    return False
+                first = head + fh.readline(_SNIFF)
+                if not first.endswith(b"\n"):
+                    return False
+                json.loads(first)
+                rest = fh.read(64).lstrip()
+                while rest == b"" or rest.isspace():  # blank lines between records
+                    more = fh.read(4096)
+                    if not more:
+                        return False
+                    rest = more.lstrip()
+                return rest.startswith(b"{")
+    except (OSError, EOFError, zlib.error, ValueError, RecursionError):
+        return False
 
 
 class _TooMuch(Exception):
@@ -156,7 +186,8 @@ def _numbers(lines: list[int]) -> str:
 
 
 def build(path: Path, payload: object) -> Paper | None:
-    """A JSON record (a dict, or a JSON line parsed only now that it is known to be new)."""
+    """A JSON record (a dict, or a JSON line parsed only now that it is known to be new); an arXiv
+    snapshot record is read as one, whatever file it is in."""
     if isinstance(payload, tuple):
         try:
             payload = json.loads(payload[1])
@@ -164,6 +195,8 @@ def build(path: Path, payload: object) -> Paper | None:
             return None  # RecursionError (nested too deeply) goes up: the record is named in a warning
     if not isinstance(payload, dict):
         return None
+    if arxiv.looks_like(payload):  # a line of the arXiv metadata snapshot
+        return arxiv.build(path, payload)
     abstract = _first(payload, ABSTRACT_KEYS)
     if not isinstance(abstract, str):
         return None

@@ -1,0 +1,89 @@
+"""What BibTeX adds to LaTeX, undone before ``normalise`` (which converts the LaTeX itself).
+
+A BibTeX field is LaTeX with habits of its own: braces that only group (``{{Braced}}`` titles keep
+their case, ``{GPU}s``, ``{\\"o}``), accents written every way (``\\"{o}``, ``{\\"o}``, ``\\'e``,
+``{\\"\\i}``), ``--`` / ``---`` for dashes, ``~`` for a tie. Those are made text here; math, macros
+and escapes (``$\\alpha$``, ``\\emph{x}``, ``50\\%``) are left as written for ``normalise``, so every
+source's LaTeX is converted once, by the same code. Plain text stays as written ("50% of" is not a
+comment). Only spans are touched, with regular expressions; accents go through pylatexenc.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+_GROUP = r"\{(?:\\.|[^{}\\]|\{(?:\\.|[^{}\\]|\{(?:\\.|[^{}\\]|\{(?:\\.|[^{}\\])*\})*\})*\})*\}"  # 4 deep
+_TOKEN = re.compile(  # the lookahead lets plain text through 7x faster than the alternatives would
+    r"(?=[$\\{}~-])(?:"
+    r"(?P<math>\$\$[^$]{1,1000}?\$\$|(?<!\\)\$[^$]{1,1000}?(?<!\\)\$)"
+    r"|(?P<accent>\\[\"'`^~=.](?:\s*\{\s*(?:\\[ij]|[A-Za-z])?\s*\}|\\[ij](?![A-Za-z])|[A-Za-z]))"
+    r"|(?P<macro>\\(?P<name>[A-Za-z]+)\*?(?P<args>(?:\s*" + _GROUP + r")*))"
+    r"|(?P<escape>\\[^A-Za-z])"
+    r"|(?P<group>" + _GROUP + r")"
+    r"|(?P<dash>---?)|(?P<tie>~)|(?P<stray>[{}]))"
+)
+_NEEDS = re.compile(r"[\\{}~]|--")
+_ENDS_IN_WORD = re.compile(r"\\[A-Za-z]+\*?$")  # "{\ss}e" unwrapped must not read "\sse"
+_DASHES = {"--": "\u2013", "---": "\u2014"}
+# Macros normalise would drop or map oddly (pylatexenc has no \LaTeX; its ^ is a modifier letter).
+_WORDS = {
+    "LaTeX": "LaTeX",
+    "LaTeXe": "LaTeX2\u03b5",
+    "TeX": "TeX",
+    "BibTeX": "BibTeX",
+    "textasciicircum": "^",
+}
+
+
+@lru_cache(maxsize=1)
+def _latex() -> tuple[Any, Any]:
+    import logging
+
+    from pylatexenc.latex2text import LatexNodes2Text
+    from pylatexenc.latexwalker import get_default_latex_context_db
+
+    logging.getLogger("pylatexenc").setLevel(logging.ERROR)  # it warns on stderr per odd macro
+    return LatexNodes2Text(strict_latex_spaces=False), get_default_latex_context_db()
+
+
+@lru_cache(maxsize=4096)
+def _accent(span: str) -> str:
+    """``\\"{o}`` -> ö; ``\\"\\i`` -> ï (the dotless i is what LaTeX accents; the reader wants i)."""
+    from pylatexenc.latexwalker import LatexWalker
+
+    converter, db = _latex()
+    source = re.sub(r"\\([ij])(?![A-Za-z])", r"\1", span)
+    try:
+        nodes, _, _ = LatexWalker(source, latex_context=db, tolerant_parsing=True).get_latex_nodes()
+        return str(converter.nodelist_to_text(nodes)).strip() or span
+    except Exception:  # lenient as pylatexenc is, a span it cannot read stays for normalise
+        return span
+
+
+def _token(m: re.Match[str]) -> str:
+    kind = m.lastgroup
+    text = m.group(0)
+    if kind == "accent":
+        return _accent(text)
+    if kind == "macro":
+        word = _WORDS.get(m.group("name"))
+        return word if word is not None and m.group("args").strip() in ("", "{}") else text
+    if kind == "group":
+        inner = to_text(text[1:-1])
+        return inner + "{}" if _ENDS_IN_WORD.search(inner) else inner
+    if kind == "dash":
+        return _DASHES[text]
+    if kind == "tie":
+        return " "
+    if kind == "stray":
+        return ""  # a brace left unmatched (or nested past 4): BibTeX text has no literal braces
+    return text  # math and escapes (\%, \&, \{, \$): normalise's
+
+
+def to_text(value: str) -> str:
+    """A BibTeX field as ``normalise`` expects an abstract: LaTeX, without BibTeX's own syntax."""
+    if not value or not _NEEDS.search(value):
+        return value
+    return _TOKEN.sub(_token, value)
