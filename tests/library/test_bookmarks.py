@@ -14,7 +14,8 @@ import pytest
 from tui_reader import paths
 from tui_reader.atomic import atomic_write_bytes
 from tui_reader.corpus.corpus import Corpus
-from tui_reader.library.bookmarks import VERSION, BookmarkStore, ReadOnlyStore
+from tui_reader.library import bookmarks
+from tui_reader.library.bookmarks import VERSION, BookmarksNotSaved, BookmarkStore, ReadOnlyStore
 from tui_reader.library.export import export
 
 
@@ -42,12 +43,12 @@ def test_file_shape(store_path: Path) -> None:
     mark = store.add("abc123", "A title", note="a note")
     data = on_disk(store_path)
     assert data == {
-        "version": 1,
+        "version": 2,
         "bookmarks": [
             {"id": "abc123", "title": "A title", "added": mark.added, "note": "a note"},
         ],
     }
-    assert VERSION == 1
+    assert VERSION == 2
     assert datetime.fromisoformat(mark.added).tzinfo is not None
     assert store_path.read_text("utf-8").endswith("\n")
 
@@ -124,7 +125,7 @@ def test_corrupt_file_is_moved_aside_byte_for_byte(store_path: Path, garbage: by
     assert len(store.warnings) == 1 and backups[0].name in store.warnings[0]
     # the store works again, and the backup is left alone
     store.add("x", "X")
-    assert on_disk(store_path)["version"] == 1
+    assert on_disk(store_path)["version"] == VERSION
     assert backups[0].read_bytes() == garbage
 
 
@@ -141,7 +142,7 @@ def test_newer_version_is_never_overwritten(store_path: Path) -> None:
     store_path.parent.mkdir(parents=True)
     raw = json.dumps(
         {
-            "version": 2,
+            "version": 3,
             "bookmarks": [
                 {"id": "keep", "title": "Kept", "added": "2030-01-01", "note": "", "tags": ["x"]},
             ],
@@ -151,7 +152,8 @@ def test_newer_version_is_never_overwritten(store_path: Path) -> None:
     store_path.write_bytes(raw)
     store = BookmarkStore(store_path)
     assert store.read_only and store.ids() == {"keep"}
-    assert store.warnings and "version 2" in store.warnings[0]
+    assert store.warnings and "version 3" in store.warnings[0]
+    assert store.get("keep").tags == ["x"]  # type: ignore[union-attr]
     with pytest.raises(ReadOnlyStore):
         store.add("new", "New")
     with pytest.raises(ReadOnlyStore):
@@ -165,7 +167,7 @@ def test_newer_version_is_never_overwritten(store_path: Path) -> None:
 
 def test_newer_version_with_a_new_shape_is_never_overwritten(store_path: Path) -> None:
     store_path.parent.mkdir(parents=True)
-    raw = json.dumps({"version": 2, "bookmarks": {"keep": {"title": "Kept"}}}).encode()
+    raw = json.dumps({"version": 3, "bookmarks": {"keep": {"title": "Kept"}}}).encode()
     store_path.write_bytes(raw)
     store = BookmarkStore(store_path)
     with pytest.raises(ReadOnlyStore):
@@ -255,26 +257,81 @@ def test_export_markdown(marked: BookmarkStore, seed_corpus: Corpus) -> None:
     assert " · ICML 2026\n" in text  # the venue and year, as the detail pane shows them
 
 
-def test_export_bibtex(marked: BookmarkStore, seed_corpus: Corpus) -> None:
-    text = export(marked.all(), seed_corpus.get, "bibtex")
-    assert text.count("@misc{") == 2
-    for row in (2, 6):
-        assert f"@misc{{tr_{seed_corpus.ids[row]}," in text
-        assert f"title = {{{seed_corpus.titles[row]}}}" in text
-    assert "note = {read the MoE part}" in text
-    assert "booktitle = {ICML}" in text and "year = {2026}" in text
-    assert text.count("{") == text.count("}")
-
-
-def test_export_bibtex_escapes_specials(store_path: Path) -> None:
-    store = BookmarkStore(store_path)
-    store.add("x1", "50% of R&D {braces} #1 a_b $5", note="costs \\ less")
-    text = export(store.all(), lambda _pid: None, "bibtex")
-    assert "title = {50\\% of R\\&D braces \\#1 a\\_b \\$5}" in text
-    assert "note = {costs  less}" in text
-    assert text.count("{") == text.count("}")
-
-
 def test_export_unknown_format(marked: BookmarkStore, seed_corpus: Corpus) -> None:
     with pytest.raises(ValueError, match="yaml"):
         export(marked.all(), seed_corpus.get, "yaml")
+
+
+# -- version 1 files ------------------------------------------------------------------------------
+V1 = {
+    "version": 1,
+    "theme": {"kept": [1, 2]},
+    "bookmarks": [
+        {"id": "a", "title": "Alpha", "added": "2024-01-01T00:00:00+00:00", "note": "n", "colour": "red"},
+        {"id": 7, "title": "not understood"},
+        {"id": "b", "title": "Beta", "added": "2024-01-02T00:00:00+00:00", "note": ""},
+    ],
+}
+
+
+def test_a_version_1_file_is_upgraded_on_the_first_write_with_a_backup(store_path: Path) -> None:
+    store_path.parent.mkdir(parents=True)
+    raw = json.dumps(V1, indent=4).encode()
+    store_path.write_bytes(raw)
+    store = BookmarkStore(store_path)
+    assert store.ids() == {"a", "b"} and not store.read_only
+    assert store_path.read_bytes() == raw  # reading changes nothing
+    assert store.remove("missing") is False and store_path.read_bytes() == raw  # nor does a no-op
+    store.set_tags("b", ["new"])
+    backup = store_path.with_name("bookmarks.json.v1.bak")
+    assert backup.read_bytes() == raw  # byte for byte
+    data = on_disk(store_path)
+    assert data["version"] == 2 and data["theme"] == {"kept": [1, 2]}
+    marks = data["bookmarks"]
+    assert marks[0] == V1["bookmarks"][0]  # type: ignore[index]  # untouched, unknown key and all
+    assert marks[1] == {**V1["bookmarks"][2], "tags": ["new"]}  # type: ignore[index, dict-item]
+    assert marks[2] == V1["bookmarks"][1]  # type: ignore[index]  # kept verbatim, after the rest
+    # an upgraded file is not upgraded again, and an earlier backup is never overwritten
+    backup.write_bytes(b"an older backup")
+    store.add("c", "Gamma")
+    assert backup.read_bytes() == b"an older backup"
+    store_path.write_bytes(raw)  # a version-1 file again (copied back by hand): its backup stays
+    store.add("d", "Delta")
+    assert backup.read_bytes() == b"an older backup" and on_disk(store_path)["version"] == 2
+
+
+def test_a_reader_of_version_1_refuses_a_version_2_file(
+    store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    BookmarkStore(store_path).set_tags("a", ["x"], title="Alpha")
+    raw = store_path.read_bytes()
+    monkeypatch.setattr(bookmarks, "VERSION", 1)  # the reader as it was before tags
+    old = BookmarkStore(store_path)
+    assert old.read_only and old.ids() == {"a"}
+    assert old.warnings == [f"{store_path} is from a newer tui-reader (version 2); not changing it"]
+    with pytest.raises(ReadOnlyStore, match=r"could not save bookmarks: .* newer tui-reader"):
+        old.add("b", "Beta")
+    assert store_path.read_bytes() == raw
+    assert leftovers(store_path.parent) == []
+
+
+def test_toggle_is_one_change(store_path: Path) -> None:
+    one, two = BookmarkStore(store_path), BookmarkStore(store_path)
+    assert one.toggle("a", "A") is True
+    assert two.toggle("a", "A") is False  # two's copy never saw "a": the file decides
+    assert on_disk(store_path)["bookmarks"] == []
+
+
+def test_no_upgrade_without_its_backup(store_path: Path) -> None:
+    store_path.parent.mkdir(parents=True)
+    raw = json.dumps(V1).encode()
+    store_path.write_bytes(raw)
+    store_path.with_name("bookmarks.json.v1.bak").mkdir()  # in the way of the copy
+    store = BookmarkStore(store_path)
+    with pytest.raises(BookmarksNotSaved) as caught:
+        store.add("c", "Gamma")
+    assert str(caught.value) == (
+        "could not save bookmarks: cannot keep a copy of the version-1 file (is a directory); "
+        "the file is unchanged"
+    )
+    assert store_path.read_bytes() == raw

@@ -1,5 +1,5 @@
-"""The stores of read state, arrivals, search history and session: each keeps bookmarks.py's
-discipline (jsonstore.py). Two instances on one file lose nothing; a corrupt file is set aside
+"""The stores of read state, arrivals, search history and session: each keeps jsonstore.py's
+discipline (as bookmarks do). Two instances on one file lose nothing; a corrupt file is set aside
 with a notice; a newer version's file is read, never written; unknown keys survive a write."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from tui_reader.library.arrivals import ArrivalStore
 from tui_reader.library.bookmarks import ReadOnlyStore
 from tui_reader.library.history import LIMIT, SearchHistory
-from tui_reader.library.jsonstore import StoreNotSaved
+from tui_reader.library.jsonstore import JsonStore, StoreNotSaved, dict_of
 from tui_reader.library.reading import ReadStore
 from tui_reader.library.session import Session, SessionStore
 
@@ -249,3 +249,46 @@ def test_session_is_per_collection_and_tolerates_odd_values(folder: Path) -> Non
     data["collections"]["two"]["sort"] = 42  # type: ignore[index]
     path.write_text(json.dumps(data))
     assert SessionStore(path).get("two") == Session(view="all", sort=None)
+
+
+# -- jsonstore's own rules ---------------------------------------------------------------------
+def test_an_older_file_is_upgraded_once_with_its_copy_kept(folder: Path) -> None:
+    path = folder / "thing.json"
+    raw = b'{"version": 1, "items": ["a"], "plugin": true}'
+    path.write_bytes(raw)
+    seen: list[int] = []
+
+    def upgrade(doc: dict[str, object], old: int) -> None:
+        seen.append(old)
+        doc["items"] = {"a": 1}  # version 2 keeps a map
+
+    store = JsonStore(path, "things", lambda _doc: None, version=2, upgrade=upgrade)
+    assert store.load()["version"] == 1 and path.read_bytes() == raw  # reading upgrades nothing
+    store.update(lambda doc: dict_of(doc, "items").update(b=2))
+    assert seen == [1]
+    assert on_disk(path) == {"version": 2, "items": {"a": 1, "b": 2}, "plugin": True}
+    assert (folder / "thing.json.v1.bak").read_bytes() == raw
+    store.update(lambda doc: dict_of(doc, "items").update(c=3))
+    assert seen == [1]  # upgraded once
+
+
+def test_a_change_that_changes_nothing_writes_nothing(folder: Path) -> None:
+    path = folder / "thing.json"
+    store = JsonStore(path, "things", lambda _doc: None)
+    assert store.update(lambda doc: len(doc), write=bool) == 0
+    assert not path.exists()
+    store.update(lambda doc: doc.update(x=1))
+    before = path.stat()
+    store.update(lambda doc: doc.get("y"), write=lambda found: found is not None)
+    assert (path.stat().st_ino, path.stat().st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_messages_name_the_store(folder: Path) -> None:
+    path = folder / "x.json"
+    path.write_text('{"version": 5}')
+    one = JsonStore(path, "read state", lambda _doc: None)
+    many = JsonStore(path, "bookmarks", lambda _doc: None, plural=True)
+    for store, subject in ((one, "the read state"), (many, "bookmarks")):
+        store.load()
+        with pytest.raises(ReadOnlyStore, match=f"^could not save {subject}: .* newer tui-reader"):
+            store.update(lambda doc: doc)

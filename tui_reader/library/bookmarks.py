@@ -1,47 +1,104 @@
 """Bookmarks: a versioned JSON file that two running readers can share without losing a write.
 
-Every change is read-merge-write under an exclusive lock, written atomically (through a symlink
-to its target). A file we cannot parse is moved aside byte-for-byte and the user told; a file
-from a newer version, or one we cannot read or lock, is left alone and the store turns read-only.
-Bookmarks whose paper is not in the open corpus are kept, and so is everything in the file this
-version does not understand (other top-level keys, entries without a usable id), verbatim.
-Titles, notes and dates are made safe for the terminal as they are read.
+The file is kept with jsonstore's discipline: every change is read-merge-write under a lock,
+written atomically; a file that does not parse is set aside byte for byte; a newer version's file
+is read, never written; a version-1 file is upgraded on the first write, with a copy of it kept
+as ``bookmarks.json.v1.bak``. Bookmarks whose paper is not in the open corpus are kept, and so is
+everything this version does not understand (other keys, entries without a usable id), verbatim.
+
+Version 2 adds, per entry, ``tags`` (a list of words) and ``paper``: a snapshot of the paper's
+citation fields, taken when it was bookmarked, tagged or noted and refreshed whenever a collection
+holding it is open, so an export is complete without the collection. Titles, notes, tags and
+snapshots are made safe for the terminal as they are read.
 """
 
 from __future__ import annotations
 
-import glob
-import json
-import os
-import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
-from tui_reader.atomic import (
-    NotRegularFile,
-    atomic_write_bytes,
-    file_lock,
-    open_regular,
-    real_path,
-    remove_leftovers,
-)
-from tui_reader.corpus.text import clean_label, clean_text, safe_json
+from tui_reader.corpus.paper import Paper
+from tui_reader.corpus.text import clean_label, clean_text
+from tui_reader.library.jsonstore import Doc, JsonStore, ReadOnlyStore, StoreNotSaved, list_of
 
-VERSION = 1
+__all__ = [
+    "VERSION",
+    "Bookmark",
+    "BookmarkStore",
+    "BookmarksNotSaved",
+    "ReadOnlyStore",
+    "normalise_tags",
+    "snapshot_dict",
+]
+
+VERSION = 2
 MAX_FILE_BYTES = 64 * 2**20  # a bookmarks file larger than this is not read (and not written)
+KEY = "bookmarks"
+MAX_TAG = 100  # characters of a tag worth keeping
 _KNOWN = ("id", "title", "added", "note")
+# The snapshot's fields: what a citation needs. Text fields are one line; the abstract keeps lines.
+SNAPSHOT_TEXT = ("title", "venue", "url", "doi", "arxiv", "kind")
+SNAPSHOT_LISTS = ("authors", "keywords")
+SNAPSHOT = ("title", "authors", "year", "venue", "url", "doi", "arxiv", "keywords", "kind", "abstract")
+
+T = TypeVar("T")
 
 
-class ReadOnlyStore(Exception):
-    """Bookmarks cannot be saved: the file is from a newer tui-reader, cannot be read, or its
-    folder cannot be written. The message says which, in words fit for the user."""
-
-
-class BookmarksNotSaved(ReadOnlyStore):
+class BookmarksNotSaved(StoreNotSaved):
     """Writing failed (a full disk, ...); the file on disk is unchanged. A ReadOnlyStore, so every
     caller that already reports those reports this too."""
+
+
+def normalise_tags(tags: Iterable[str]) -> list[str]:
+    """Tags as kept: made safe, split at commas, spaces collapsed, empty ones dropped, one per
+    spelling compared case-blind (the first spelling wins), sorted case-blind."""
+    seen: dict[str, str] = {}
+    for raw in tags:
+        for part in clean_label(raw).split(","):
+            tag = " ".join(part.split())[:MAX_TAG].strip()
+            if tag:
+                seen.setdefault(tag.casefold(), tag)
+    return sorted(seen.values(), key=lambda t: (t.casefold(), t))
+
+
+def _tag_key(name: str) -> str:
+    return " ".join(name.split()).casefold()
+
+
+def snapshot_dict(paper: Paper) -> dict[str, object]:
+    """The paper's citation fields as the file keeps them (only those set)."""
+    out: dict[str, object] = {}
+    for key in SNAPSHOT:
+        value = getattr(paper, key)
+        if value or (key == "year" and value is not None):
+            out[key] = list(value) if isinstance(value, list) else value
+    return out
+
+
+def _snapshot(raw: dict[str, object], pid: str) -> tuple[Paper, dict[str, object]]:
+    """A snapshot read from the file: its fields made safe, and what it holds that is not one
+    (or not of the right type), kept verbatim."""
+    known: dict[str, object] = {}
+    other: dict[str, object] = {}
+    for key, value in raw.items():
+        if key in SNAPSHOT_TEXT and isinstance(value, str):
+            known[key] = clean_label(value)
+        elif key == "abstract" and isinstance(value, str):
+            known[key] = clean_text(value)
+        elif key in SNAPSHOT_LISTS and isinstance(value, list) and all(isinstance(v, str) for v in value):
+            known[key] = [clean_label(v) for v in value]
+        elif key == "year" and isinstance(value, int) and not isinstance(value, bool):
+            known[key] = value
+        else:
+            other[key] = value
+    paper = Paper(id=pid, title="", abstract="")
+    for key, value in known.items():
+        setattr(paper, key, value)
+    return paper, other
 
 
 @dataclass(slots=True)
@@ -51,19 +108,31 @@ class Bookmark:
     added: str
     note: str = ""
     extra: dict[str, object] = field(default_factory=dict)  # fields we do not know: kept as-is
+    tags: list[str] = field(default_factory=list)  # normalised, sorted case-blind
+    snapshot: Paper | None = None  # the paper's citation fields when last seen (id = this id)
+    snapshot_extra: dict[str, object] = field(default_factory=dict, repr=False)
+
+    def has_tag(self, name: str) -> bool:
+        want = _tag_key(name)
+        return any(t.casefold() == want for t in self.tags)
 
     def to_dict(self) -> dict[str, object]:
-        return {**self.extra, "id": self.id, "title": self.title, "added": self.added, "note": self.note}
+        out = {**self.extra, "id": self.id, "title": self.title, "added": self.added, "note": self.note}
+        if self.tags:
+            out["tags"] = list(self.tags)
+        if self.snapshot is not None:
+            out["paper"] = {**self.snapshot_extra, **snapshot_dict(self.snapshot)}
+        return out
 
-
-@dataclass(slots=True)
-class _Doc:
-    """The file as read: what we understand, what we keep verbatim, and why it must not be written."""
-
-    items: dict[str, Bookmark] = field(default_factory=dict)
-    top: dict[str, object] = field(default_factory=dict)  # other top-level keys
-    opaque: list[object] = field(default_factory=list)  # entries we do not understand
-    problem: str = ""  # non-empty: read-only, and this is why
+    def take_snapshot(self, paper: Paper) -> bool:
+        """Keep the paper's fields (made safe as a read would make them); True if they changed."""
+        fresh, _ = _snapshot(snapshot_dict(paper), self.id)
+        if not self.title:
+            self.title = fresh.title
+        if self.snapshot is not None and snapshot_dict(self.snapshot) == snapshot_dict(fresh):
+            return False
+        self.snapshot = fresh
+        return True
 
 
 def _now() -> str:
@@ -78,128 +147,87 @@ def _text(value: object) -> str | None:
 
 
 def _bookmark(entry: object) -> Bookmark | None:
+    """An entry with a string id and string (or missing) fields, made safe to show. A ``tags`` or
+    ``paper`` of a shape this version does not know stays in ``extra``, verbatim."""
     if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
         return None
     title, added, note = (_text(entry.get(k)) for k in _KNOWN[1:])
     if title is None or added is None or note is None:
         return None
+    pid = clean_label(entry["id"])
     extra = {k: v for k, v in entry.items() if k not in _KNOWN}
-    return Bookmark(clean_label(entry["id"]), clean_label(title), clean_label(added), clean_text(note), extra)
+    mark = Bookmark(pid, clean_label(title), clean_label(added), clean_text(note), extra)
+    tags = extra.get("tags")
+    if isinstance(tags, list) and all(isinstance(t, str) for t in tags):
+        mark.tags = normalise_tags(tags)
+        del extra["tags"]
+    snap = extra.get("paper")
+    if isinstance(snap, dict):
+        mark.snapshot, mark.snapshot_extra = _snapshot(snap, pid)
+        del extra["paper"]
+    return mark
+
+
+@dataclass(slots=True)
+class _Parsed:
+    items: dict[str, Bookmark] = field(default_factory=dict)
+    opaque: list[object] = field(default_factory=list)  # entries we do not understand: verbatim
+
+
+def _parse(entries: list[object]) -> _Parsed:
+    """Usable entries become bookmarks; any other entry, and a second one with an id already
+    seen, is kept verbatim."""
+    parsed = _Parsed()
+    for entry in entries:
+        mark = _bookmark(entry)
+        if mark is None or mark.id in parsed.items:
+            parsed.opaque.append(entry)
+        else:
+            parsed.items[mark.id] = mark
+    return parsed
+
+
+def _check(doc: Doc) -> None:
+    if not isinstance(doc.get(KEY), list):
+        raise ValueError("not a bookmarks file")
 
 
 class BookmarkStore:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.read_only = False
-        self.warnings: list[str] = []
+        self._store = JsonStore(
+            path,
+            "bookmarks",
+            _check,
+            VERSION,
+            indent=2,
+            plural=True,
+            not_saved=BookmarksNotSaved,
+            max_bytes=MAX_FILE_BYTES,
+        )
         self._items: dict[str, Bookmark] = {}
         self.reload()
 
-    def _warn(self, message: str) -> None:
-        message = clean_label(message)
-        if message not in self.warnings:
-            self.warnings.append(message)
+    @property
+    def read_only(self) -> bool:
+        return self._store.read_only
 
     @property
-    def _shown(self) -> str:
-        return clean_label(str(self.path))
+    def warnings(self) -> list[str]:
+        return self._store.warnings
 
     # -- reading ----------------------------------------------------------------------------
     def reload(self) -> None:
         """Re-read the file (another process may have changed it)."""
-        target = real_path(self.path)
-        try:
-            with file_lock(target):
-                doc = self._read(target)
-                # temp files of writes that were killed (a live writer would hold the lock)
-                remove_leftovers(target.parent, [f".{glob.escape(target.name)}.*.tmp"], min_age=0)
-        except OSError as exc:  # no lock file can be made there (a read-only folder): read anyway
-            doc = self._read(target)
-            problem = f"cannot write in {target.parent} ({exc.strerror or exc})"
-            doc.problem = doc.problem or problem
-            self._warn(f"{problem}; bookmarks can be read but not saved")
-        self._items = doc.items
-        self.read_only = bool(doc.problem)
-
-    def _read(self, target: Path) -> _Doc:
-        """Parse the file; call with the lock held. Corrupt files are set aside, never rewritten.
-        Never raises OSError: a file that cannot be read makes the store read-only instead."""
-        try:
-            with open_regular(target) as fh:
-                raw = fh.read(MAX_FILE_BYTES + 1)
-        except FileNotFoundError:
-            return _Doc()
-        except OSError as exc:
-            problem = (
-                f"{self._shown} is {exc.strerror}"  # a FIFO, a folder...: never opened
-                if isinstance(exc, NotRegularFile)
-                else f"cannot read {self._shown} ({exc.strerror or exc})"
-            )
-            self._warn(f"{problem}; bookmarks are read-only")
-            return _Doc(problem=problem)
-        if len(raw) > MAX_FILE_BYTES:
-            problem = f"{self._shown} is larger than {MAX_FILE_BYTES // 2**20} MiB"
-            self._warn(f"{problem}; not reading it, bookmarks are read-only")
-            return _Doc(problem=problem)
-        try:
-            data = json.loads(raw.decode("utf-8"))
-            version = data.get("version") if isinstance(data, dict) else None
-            if not isinstance(version, int):
-                raise ValueError("not a versioned bookmarks file")
-            if version > VERSION:  # a newer shape we may not understand: read what we can
-                problem = f"{self._shown} is from a newer tui-reader (version {version}); not changing it"
-                self._warn(problem)
-                entries = data.get("bookmarks")
-                return self._entries(entries if isinstance(entries, list) else [], problem)
-            if not isinstance(data.get("bookmarks"), list):
-                raise ValueError("not a bookmarks file")
-        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            return self._corrupt(target, exc)
-        doc = self._entries(data["bookmarks"])
-        doc.top = {k: v for k, v in data.items() if k not in ("version", "bookmarks")}
-        if doc.opaque:
-            self._warn(
-                f"{self._shown}: {len(doc.opaque)} entr{'y' if len(doc.opaque) == 1 else 'ies'} "
+        entries = self._store.load().get(KEY)
+        parsed = _parse(entries if isinstance(entries, list) else [])
+        self._items = parsed.items
+        if parsed.opaque:
+            n = len(parsed.opaque)
+            self._store.warn(
+                f"{self._store.shown}: {n} entr{'y' if n == 1 else 'ies'} "
                 "this version does not understand, kept unchanged"
             )
-        return doc
-
-    def _corrupt(self, target: Path, exc: BaseException) -> _Doc:
-        why = "nested too deeply" if isinstance(exc, RecursionError) else exc.__class__.__name__
-        try:
-            backup = self._set_aside(target)
-        except OSError as err:
-            problem = f"{self._shown} is corrupt ({why}) and cannot be set aside ({err.strerror or err})"
-            self._warn(f"{problem}; bookmarks are read-only")
-            return _Doc(problem=problem)
-        self._warn(
-            f"{self._shown} was corrupt ({why}); kept as {clean_label(backup.name)}, "
-            "starting with no bookmarks"
-        )
-        return _Doc()
-
-    @staticmethod
-    def _entries(entries: list[object], problem: str = "") -> _Doc:
-        """Entries with a string id and string (or missing) fields become bookmarks, made safe to
-        show; any other entry, and a second one with an id already seen, is kept verbatim."""
-        doc = _Doc(problem=problem)
-        for entry in entries:
-            mark = _bookmark(entry)
-            if mark is None or mark.id in doc.items:
-                doc.opaque.append(entry)
-            else:
-                doc.items[mark.id] = mark
-        return doc
-
-    def _set_aside(self, target: Path) -> Path:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        backup = target.with_name(f"{target.name}.corrupt-{stamp}")
-        n = 1
-        while backup.exists():
-            n += 1
-            backup = target.with_name(f"{target.name}.corrupt-{stamp}-{n}")
-        os.replace(target, backup)
-        return backup
 
     # -- queries ----------------------------------------------------------------------------
     def __contains__(self, pid: object) -> bool:
@@ -217,80 +245,154 @@ class BookmarkStore:
     def ids(self) -> set[str]:
         return set(self._items)
 
+    def tag_counts(self) -> dict[str, int]:
+        """Each tag (compared case-blind, shown in its most used spelling) and how many bookmarks
+        carry it, sorted case-blind."""
+        counts: Counter[str] = Counter()
+        spellings: dict[str, Counter[str]] = {}
+        for mark in self._items.values():
+            for tag in mark.tags:
+                counts[tag.casefold()] += 1
+                spellings.setdefault(tag.casefold(), Counter())[tag] += 1
+        shown = {k: min(s, key=lambda t: (-s[t], t)) for k, s in spellings.items()}
+        return {shown[k]: counts[k] for k in sorted(counts)}
+
+    def all_tags(self) -> list[str]:
+        return list(self.tag_counts())
+
+    def ids_with_tag(self, name: str) -> set[str]:
+        """The bookmarks carrying the tag, compared case-blind."""
+        return {pid for pid, mark in self._items.items() if mark.has_tag(name)}
+
     # -- changes ----------------------------------------------------------------------------
-    def _change(self, apply: Callable[[dict[str, Bookmark]], None]) -> None:
-        """Read-merge-write: apply the change to what is on disk now, not to our stale copy."""
-        target = real_path(self.path)
-        try:
-            with file_lock(target):
-                doc = self._read(target)
-                self.read_only = bool(doc.problem)
-                if doc.problem:
-                    self._items = doc.items or self._items
-                    raise ReadOnlyStore(f"could not save bookmarks: {doc.problem}")
-                apply(doc.items)
-                self._write(target, doc)
-                self._items = doc.items
-        except OSError as exc:  # only the lock: _read and _write raise no OSError
-            self.read_only = True
-            raise ReadOnlyStore(
-                f"could not save bookmarks: cannot write in {clean_label(str(target.parent))} "
-                f"({exc.strerror or exc})"
-            ) from exc
+    def _change(
+        self, apply: Callable[[dict[str, Bookmark]], T], changed: Callable[[T], bool] | None = None
+    ) -> T:
+        """Read-merge-write: apply the change to what is on disk now, not to our stale copy.
+        ``changed(result)`` False: nothing to write."""
+        fresh: list[dict[str, Bookmark]] = []
 
-    def _write(self, target: Path, doc: _Doc) -> None:
-        payload = {
-            "version": VERSION,
-            **doc.top,
-            "bookmarks": [b.to_dict() for b in doc.items.values()] + doc.opaque,
-        }
-        try:
-            data = (safe_json(payload, indent=2) + "\n").encode("utf-8")
-        except (ValueError, RecursionError) as exc:  # kept entries too deep to write back
-            raise BookmarksNotSaved(
-                f"could not save bookmarks: {self._shown} holds data this version cannot write back "
-                f"({exc.__class__.__name__}); the file is unchanged"
-            ) from exc
-        try:
-            atomic_write_bytes(target, data)
-        except OSError as exc:
-            reason = (exc.strerror or str(exc)).lower()
-            raise BookmarksNotSaved(
-                f"could not save bookmarks: {reason} ({clean_label(str(target))}); the file is unchanged"
-            ) from exc
+        def edit(doc: Doc) -> T:
+            entries = list_of(doc, KEY)
+            parsed = _parse(entries)
+            result = apply(parsed.items)
+            entries[:] = [b.to_dict() for b in parsed.items.values()] + parsed.opaque
+            fresh.append(parsed.items)
+            return result
 
-    def add(self, pid: str, title: str, note: str = "") -> Bookmark:
-        def apply(items: dict[str, Bookmark]) -> None:
-            if pid not in items:
-                items[pid] = Bookmark(pid, clean_label(title), _now(), clean_text(note))
+        result = self._store.update(edit, write=changed)
+        self._items = fresh[-1]
+        return result
 
-        self._change(apply)
-        return self._items[pid]
+    @staticmethod
+    def _ensure(items: dict[str, Bookmark], pid: str, title: str, snapshot: Paper | None) -> Bookmark:
+        """The paper's bookmark, made if needed, with a fresh snapshot when one is given."""
+        mark = items.get(pid)
+        if mark is None:
+            mark = items[pid] = Bookmark(pid, clean_label(title), _now())
+        if snapshot is not None:
+            mark.take_snapshot(snapshot)
+        return mark
+
+    def add(self, pid: str, title: str, note: str = "", snapshot: Paper | None = None) -> Bookmark:
+        """Bookmark a paper (a paper already bookmarked keeps its date, title and note)."""
+
+        def apply(items: dict[str, Bookmark]) -> Bookmark:
+            new = pid not in items
+            mark = self._ensure(items, pid, title, snapshot)
+            if new:
+                mark.note = clean_text(note)
+            return mark
+
+        return self._change(apply)
 
     def remove(self, pid: str) -> bool:
-        existed = pid in self._items
+        """True if it was bookmarked (nothing is written when it was not)."""
+        return self._change(lambda items: items.pop(pid, None) is not None, bool)
 
-        def apply(items: dict[str, Bookmark]) -> None:
-            items.pop(pid, None)
-
-        self._change(apply)
-        return existed
-
-    def toggle(self, pid: str, title: str) -> bool:
+    def toggle(self, pid: str, title: str, snapshot: Paper | None = None) -> bool:
         """True if the paper is bookmarked afterwards."""
-        self.reload()
-        if pid in self._items:
-            self.remove(pid)
-            return False
-        self.add(pid, title)
-        return True
 
-    def set_note(self, pid: str, note: str, title: str = "") -> None:
-        def apply(items: dict[str, Bookmark]) -> None:
+        def apply(items: dict[str, Bookmark]) -> bool:
+            if items.pop(pid, None) is not None:
+                return False
+            self._ensure(items, pid, title, snapshot)
+            return True
+
+        return self._change(apply)
+
+    def set_note(self, pid: str, note: str, title: str = "", snapshot: Paper | None = None) -> Bookmark:
+        """Write the note (newlines kept); a paper not bookmarked is bookmarked."""
+
+        def apply(items: dict[str, Bookmark]) -> Bookmark:
+            mark = self._ensure(items, pid, title, snapshot)
+            mark.note = clean_text(note)
+            return mark
+
+        return self._change(apply)
+
+    def set_tags(
+        self, pid: str, tags: Iterable[str], title: str = "", snapshot: Paper | None = None
+    ) -> Bookmark:
+        """Replace the paper's tags (tagging bookmarks it; no tags at all keeps the bookmark)."""
+        wanted = normalise_tags(tags)
+
+        def apply(items: dict[str, Bookmark]) -> Bookmark:
+            mark = self._ensure(items, pid, title, snapshot)
+            mark.tags = list(wanted)
+            return mark
+
+        return self._change(apply)
+
+    def add_tags(
+        self, pid: str, tags: Iterable[str], title: str = "", snapshot: Paper | None = None
+    ) -> Bookmark:
+        """Add tags to those on disk now (a spelling already there is kept)."""
+        wanted = normalise_tags(tags)
+
+        def apply(items: dict[str, Bookmark]) -> Bookmark:
+            mark = self._ensure(items, pid, title, snapshot)
+            mark.tags = normalise_tags([*mark.tags, *wanted])
+            return mark
+
+        return self._change(apply)
+
+    def remove_tags(self, pid: str, tags: Iterable[str]) -> Bookmark | None:
+        """Take tags off (compared case-blind); None, and nothing written, if not bookmarked."""
+        drop = {t.casefold() for t in normalise_tags(tags)}
+
+        def apply(items: dict[str, Bookmark]) -> Bookmark | None:
             mark = items.get(pid)
-            if mark is None:
-                items[pid] = Bookmark(pid, clean_label(title), _now(), clean_text(note))
-            else:
-                mark.note = clean_text(note)
+            if mark is not None:
+                mark.tags = [t for t in mark.tags if t.casefold() not in drop]
+            return mark
 
-        self._change(apply)
+        return self._change(apply, lambda mark: mark is not None)
+
+    def refresh_snapshots(self, lookup: Callable[[str], Paper | None]) -> int:
+        """Re-take the snapshot of every bookmark whose paper ``lookup`` finds (the open
+        collection's ``Corpus.get``); the number that changed. One write, only if one did."""
+        papers = {pid: lookup(pid) for pid in self._items}
+        if not any(_stale(mark, papers[pid]) for pid, mark in self._items.items()):
+            return 0
+
+        def apply(items: dict[str, Bookmark]) -> int:
+            changed = 0
+            for pid, mark in items.items():
+                paper = papers[pid] if pid in papers else lookup(pid)
+                if paper is not None:
+                    title = mark.title
+                    changed += mark.take_snapshot(paper) or mark.title != title
+            return changed
+
+        return self._change(apply, bool)
+
+
+def _stale(mark: Bookmark, paper: Paper | None) -> bool:
+    """Would ``take_snapshot(paper)`` change the bookmark?"""
+    if paper is None:
+        return False
+    if mark.snapshot is None or (not mark.title and paper.title):
+        return True
+    fresh, _ = _snapshot(snapshot_dict(paper), mark.id)
+    return snapshot_dict(mark.snapshot) != snapshot_dict(fresh)

@@ -1,84 +1,112 @@
-"""Bookmarks out of the reader: JSON (everything), Markdown (to read), BibTeX (to cite)."""
+"""Bookmarks out of the reader: JSON (everything), Markdown (to read), and BibTeX, RIS and CSL-JSON
+(to cite; see citation.py).
+
+Each bookmark's paper comes from the open collection when it holds it, else from the snapshot the
+bookmark keeps, so an export without the collection open is complete too. A bookmark with neither
+(made before snapshots) exports what it has: its title and note.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.text import safe_json
 from tui_reader.corpus.venues import venue_label
-from tui_reader.library.bookmarks import Bookmark
+from tui_reader.library.bookmarks import SNAPSHOT, Bookmark
+from tui_reader.library.citation import Citation, bibtex, citation, csl_json, ris
+from tui_reader.library.citekeys import cite_keys
 
-FORMATS = ("json", "markdown", "bibtex")
+__all__ = ["FORMATS", "Citation", "bookmark_citation", "citation", "export", "paper_of"]
+
+FORMATS = ("bibtex", "ris", "csl-json", "markdown", "json")
 
 
-def export(marks: Iterable[Bookmark], lookup: Callable[[str], Paper | None], fmt: str) -> str:
-    marks = list(marks)
-    papers = {m.id: lookup(m.id) for m in marks}
+def paper_of(mark: Bookmark, lookup: Callable[[str], Paper | None]) -> tuple[Paper | None, bool]:
+    """The bookmark's paper and whether it is the live one: the open collection's, else the
+    snapshot's (a copy), else None."""
+    live = lookup(mark.id)
+    if live is not None:
+        return live, True
+    if mark.snapshot is None:
+        return None, False
+    snap = mark.snapshot
+    title = snap.title or mark.title
+    return replace(snap, title=title, authors=list(snap.authors), keywords=list(snap.keywords)), False
+
+
+def _cited(mark: Bookmark, paper: Paper | None) -> Paper:
+    """What a citation is written from: the paper, or what the bookmark alone knows."""
+    return paper if paper is not None else Paper(id=mark.id, title=mark.title, abstract="")
+
+
+def bookmark_citation(mark: Bookmark, lookup: Callable[[str], Paper | None]) -> Citation:
+    """The bookmark's BibTeX entry (its note included) and key, for copying."""
+    paper, _live = paper_of(mark, lookup)
+    return citation(_cited(mark, paper), mark.note)
+
+
+def export(
+    marks: Iterable[Bookmark],
+    lookup: Callable[[str], Paper | None],
+    fmt: str,
+    tag: str | None = None,
+) -> str:
+    """The bookmarks (only those tagged ``tag``, compared case-blind, when given) in a format of
+    FORMATS. Citation keys are unique within the export (see citekeys)."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format: {fmt}")
+    chosen = [m for m in marks if tag is None or m.has_tag(tag)]
+    found = [(m, *paper_of(m, lookup)) for m in chosen]
     if fmt == "json":
-        out = []
-        for m in marks:
-            entry: dict[str, object] = m.to_dict()
-            paper = papers[m.id]
-            entry["in_corpus"] = paper is not None
-            if paper:
-                entry.update(
-                    abstract=paper.abstract,
-                    authors=paper.authors,
-                    venue=paper.venue,
-                    year=paper.year,
-                    url=paper.url,
-                    sources=paper.sources,
-                )
-            out.append(entry)
-        return safe_json(out, indent=2) + "\n"  # exact, but nothing a terminal would obey
+        return _json(found)
     if fmt == "markdown":
-        lines = ["# Bookmarks", ""]
-        for m in marks:
-            paper = papers[m.id]
-            lines.append(f"## {paper.title if paper else m.title}")
-            meta = [f"id `{m.id}`", f"added {m.added}"]
-            if paper and paper.authors:
-                meta.insert(0, ", ".join(paper.authors))
-            if paper and (paper.venue or paper.year):
-                meta.append(venue_label(paper.venue, paper.year))
-            lines += ["", " · ".join(meta), ""]
-            if m.note:
-                lines += [f"**Note:** {m.note}", ""]
-            if paper:
-                lines += ["> " + paper.abstract, ""]
-                if paper.url:
-                    lines += [f"<{paper.url}>", ""]
-            else:
-                lines += ["_(not in the open corpus)_", ""]
-        return "\n".join(lines)
-    if fmt == "bibtex":
-        return "\n".join(_bibtex(m, papers[m.id]) for m in marks)
-    raise ValueError(f"unknown export format: {fmt}")
+        return _markdown(found)
+    items = [(_cited(m, paper), m.note) for m, paper, _live in found]
+    keys = cite_keys(p for p, _ in items)
+    writer = {"bibtex": bibtex, "ris": ris, "csl-json": csl_json}[fmt]
+    return writer(items, keys)
 
 
-def _bib_escape(text: str) -> str:
-    out = text
-    for ch in "\\{}":
-        out = out.replace(ch, "")
-    for ch in "&%$#_":
-        out = out.replace(ch, "\\" + ch)
-    return out
+def _json(found: list[tuple[Bookmark, Paper | None, bool]]) -> str:
+    keys = cite_keys(_cited(m, p) for m, p, _live in found)
+    out = []
+    for mark, paper, live in found:
+        entry: dict[str, object] = mark.to_dict()
+        entry.pop("paper", None)  # its fields are below, from the live paper when there is one
+        entry["in_corpus"] = live
+        entry["key"] = keys[mark.id]
+        if paper is not None:
+            fields = paper.to_dict()
+            entry.update({k: fields[k] for k in SNAPSHOT if k != "title"})
+            entry["title"] = mark.title or paper.title
+            if live:
+                entry["sources"] = paper.sources
+        out.append(entry)
+    return safe_json(out, indent=2) + "\n"  # exact, but nothing a terminal would obey
 
 
-def _bibtex(mark: Bookmark, paper: Paper | None) -> str:
-    fields = {"title": paper.title if paper else mark.title}
-    if paper:
-        if paper.authors:
-            fields["author"] = " and ".join(paper.authors)
-        if paper.year:
-            fields["year"] = str(paper.year)
-        if paper.venue:
-            fields["booktitle"] = paper.venue
-        if paper.url:
-            fields["url"] = paper.url
-        fields["abstract"] = paper.abstract
-    if mark.note:
-        fields["note"] = mark.note
-    body = ",\n".join(f"  {k} = {{{_bib_escape(v)}}}" for k, v in fields.items())
-    return f"@misc{{tr_{mark.id},\n{body}\n}}\n"
+def _markdown(found: list[tuple[Bookmark, Paper | None, bool]]) -> str:
+    lines = ["# Bookmarks", ""]
+    for mark, paper, _live in found:
+        lines.append(f"## {paper.title if paper and paper.title else mark.title}")
+        meta = [f"id `{mark.id}`", f"added {mark.added}"]
+        if paper and paper.authors:
+            meta.insert(0, ", ".join(paper.authors))
+        if paper and (paper.venue or paper.year):
+            meta.append(venue_label(paper.venue, paper.year))
+        lines += ["", " · ".join(meta), ""]
+        if mark.tags:
+            lines += ["Tags: " + ", ".join(f"`{t}`" for t in mark.tags), ""]
+        if mark.note:  # its lines kept: a Markdown hard break ends each
+            lines += ["**Note:** " + "  \n".join(mark.note.split("\n")), ""]
+        if paper is None:
+            lines += ["_(not in the open corpus)_", ""]
+            continue
+        if paper.abstract:
+            lines += ["> " + paper.abstract.replace("\n", "\n> "), ""]
+        link = paper.url or (f"https://doi.org/{paper.doi}" if paper.doi else "")
+        if link:
+            lines += [f"<{link}>", ""]
+    return "\n".join(lines)

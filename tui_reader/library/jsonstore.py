@@ -1,24 +1,27 @@
-"""One versioned JSON document in one file, kept the way bookmarks.py keeps bookmarks.
+"""One versioned JSON document in one file, shared safely by every reader that opens it.
 
 Every change is read-merge-write under an exclusive lock (``atomic.file_lock``) and written
 atomically, so two running readers lose nothing: each applies its change to what is on disk now.
 A file that does not parse, or whose shape is wrong, is moved aside byte for byte and the user is
 told; a file from a newer version, or one that cannot be read or locked, is left alone and the
 store turns read-only. Top-level keys this version does not know are written back unchanged.
+A file from an older version is upgraded on the first write, and a byte-for-byte copy of it is
+kept beside it (``NAME.v1.bak``, never overwritten), so going back to the old reader loses nothing.
 
-The stores built on it (read state, arrivals, history, session) each own one top-level key and
-check its shape; this module knows nothing about what they keep.
+The stores built on it (bookmarks, read state, arrivals, history, session) each own one top-level
+key and check its shape; this module knows nothing about what they keep.
 """
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from tui_reader.atomic import (
     NotRegularFile,
@@ -29,7 +32,6 @@ from tui_reader.atomic import (
     remove_leftovers,
 )
 from tui_reader.corpus.text import clean_label, safe_json
-from tui_reader.library.bookmarks import ReadOnlyStore
 
 Doc = dict[str, object]
 T = TypeVar("T")
@@ -37,14 +39,28 @@ T = TypeVar("T")
 MAX_FILE_BYTES = 64 * 2**20
 
 
+class ReadOnlyStore(Exception):
+    """A store cannot be saved: its file is from a newer tui-reader, cannot be read, or its folder
+    cannot be written. The message says which, in words fit for the user."""
+
+
 class StoreNotSaved(ReadOnlyStore):
     """Writing failed (a full disk, ...); the file on disk is unchanged."""
+
+
+class _Read(NamedTuple):
+    doc: Doc
+    problem: str  # non-empty: must not be written, and this is why
+    raw: bytes | None  # the bytes on disk (None: no file)
 
 
 class JsonStore:
     """A ``{"version": N, ...}`` document. ``check`` raises ValueError when a document that parsed
     is not one of this store's (its key holds the wrong type): such a file is set aside as corrupt.
-    ``kind`` names the store in messages ("read state", "search history")."""
+    ``kind`` names the store in messages ("read state": "the read state is read-only"; with
+    ``plural``, "bookmarks": "bookmarks are read-only"). ``upgrade(doc, old_version)`` brings an
+    older document up to ``version`` before a change is applied. Write failures raise
+    ``not_saved`` (a StoreNotSaved)."""
 
     def __init__(
         self,
@@ -53,12 +69,23 @@ class JsonStore:
         check: Callable[[Doc], None],
         version: int = 1,
         indent: int | None = 1,
+        *,
+        plural: bool = False,
+        upgrade: Callable[[Doc, int], None] | None = None,
+        not_saved: type[StoreNotSaved] = StoreNotSaved,
+        max_bytes: int | None = None,
     ) -> None:
         self.path = path
+        self.max_bytes = max_bytes or MAX_FILE_BYTES  # a larger file is not read (nor written)
         self.kind = kind
         self.version = version
         self.indent = indent
         self._check = check
+        self._upgrade = upgrade
+        self._not_saved = not_saved
+        self.subject = kind if plural else f"the {kind}"  # "could not save <subject>"
+        self._is = "are" if plural else "is"
+        self._empty = f"no {kind}" if plural else f"an empty {kind}"
         self.read_only = False
         self.problem = ""  # why it is read-only
         self.warnings: list[str] = []
@@ -67,7 +94,8 @@ class JsonStore:
     def shown(self) -> str:
         return clean_label(str(self.path))
 
-    def _warn(self, message: str) -> None:
+    def warn(self, message: str) -> None:
+        """Add a warning for the user, once, made safe for the terminal."""
         message = clean_label(message)
         if message not in self.warnings:
             self.warnings.append(message)
@@ -79,36 +107,36 @@ class JsonStore:
         target = real_path(self.path)
         try:
             with file_lock(target):
-                doc, problem = self._read(target)
+                doc, problem, _raw = self._read(target)
                 # temp files of writes that were killed (a live writer would hold the lock)
                 remove_leftovers(target.parent, [f".{glob.escape(target.name)}.*.tmp"], min_age=0)
         except OSError as exc:  # no lock file can be made there (a read-only folder): read anyway
-            doc, problem = self._read(target)
+            doc, problem, _raw = self._read(target)
             cannot = f"cannot write in {clean_label(str(target.parent))} ({exc.strerror or exc})"
             problem = problem or cannot
-            self._warn(f"{cannot}; the {self.kind} can be read but not saved")
+            self.warn(f"{cannot}; {self.subject} can be read but not saved")
         self.read_only, self.problem = bool(problem), problem
         return doc
 
-    def _read(self, target: Path) -> tuple[Doc, str]:
-        """The document and, if it must not be written, why. Call with the lock held."""
+    def _read(self, target: Path) -> _Read:
+        """The document, why it must not be written, and its bytes. Call with the lock held."""
         try:
             with open_regular(target) as fh:
-                raw = fh.read(MAX_FILE_BYTES + 1)
+                raw = fh.read(self.max_bytes + 1)
         except FileNotFoundError:
-            return {}, ""
+            return _Read({}, "", None)
         except OSError as exc:
             problem = (
                 f"{self.shown} is {exc.strerror}"
                 if isinstance(exc, NotRegularFile)
                 else f"cannot read {self.shown} ({exc.strerror or exc})"
             )
-            self._warn(f"{problem}; the {self.kind} is read-only")
-            return {}, problem
-        if len(raw) > MAX_FILE_BYTES:
-            problem = f"{self.shown} is larger than {MAX_FILE_BYTES // 2**20} MiB"
-            self._warn(f"{problem}; not reading it, the {self.kind} is read-only")
-            return {}, problem
+            self.warn(f"{problem}; {self.subject} {self._is} read-only")
+            return _Read({}, problem, None)
+        if len(raw) > self.max_bytes:
+            problem = f"{self.shown} is larger than {self.max_bytes // 2**20} MiB"
+            self.warn(f"{problem}; not reading it, {self.subject} {self._is} read-only")
+            return _Read({}, problem, None)
         try:
             data = json.loads(raw.decode("utf-8"))
             version = data.get("version") if isinstance(data, dict) else None
@@ -116,51 +144,80 @@ class JsonStore:
                 raise ValueError("not a versioned file")
             if version > self.version:  # a newer shape: read what we can, never write it
                 problem = f"{self.shown} is from a newer tui-reader (version {version}); not changing it"
-                self._warn(problem)
+                self.warn(problem)
                 try:
                     self._check(data)
                 except ValueError:
-                    return {}, problem
-                return data, problem
+                    return _Read({}, problem, raw)
+                return _Read(data, problem, raw)
             self._check(data)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             return self._corrupt(target, exc)
-        return data, ""
+        return _Read(data, "", raw)
 
-    def _corrupt(self, target: Path, exc: BaseException) -> tuple[Doc, str]:
+    def _corrupt(self, target: Path, exc: BaseException) -> _Read:
         why = "nested too deeply" if isinstance(exc, RecursionError) else exc.__class__.__name__
         try:
             backup = set_aside(target)
         except OSError as err:
             problem = f"{self.shown} is corrupt ({why}) and cannot be set aside ({err.strerror or err})"
-            self._warn(f"{problem}; the {self.kind} is read-only")
-            return {}, problem
-        self._warn(
+            self.warn(f"{problem}; {self.subject} {self._is} read-only")
+            return _Read({}, problem, None)
+        self.warn(
             f"{self.shown} was corrupt ({why}); kept as {clean_label(backup.name)}, "
-            f"starting with an empty {self.kind}"
+            f"starting with {self._empty}"
         )
-        return {}, ""
+        return _Read({}, "", None)
 
     # -- changes ----------------------------------------------------------------------------
-    def update(self, apply: Callable[[Doc], T]) -> T:
+    def update(self, apply: Callable[[Doc], T], *, write: Callable[[T], bool] | None = None) -> T:
         """Read-merge-write: ``apply`` changes the document as it is on disk now (under the lock),
-        and what it returns is returned. Raises ReadOnlyStore (or StoreNotSaved) with a message fit
-        for the user when it cannot be saved; the file is then unchanged."""
+        and what it returns is returned. ``write(result)`` False: nothing changed, nothing is
+        written. Raises ReadOnlyStore (or StoreNotSaved) with a message fit for the user when it
+        cannot be saved; the file is then unchanged."""
         target = real_path(self.path)
         try:
             with file_lock(target):
-                doc, problem = self._read(target)
+                doc, problem, raw = self._read(target)
                 self.read_only, self.problem = bool(problem), problem
                 if problem:
-                    raise ReadOnlyStore(f"could not save the {self.kind}: {problem}")
+                    raise ReadOnlyStore(f"could not save {self.subject}: {problem}")
+                version = doc.get("version")
+                old = version if isinstance(version, int) and version < self.version else None
+                if raw is not None and old is not None and self._upgrade is not None:
+                    self._upgrade(doc, old)
                 result = apply(doc)
-                self._write(target, doc)
+                if write is not None and not write(result):
+                    return result
+                kept = self._keep_old(target, old, raw) if raw is not None and old is not None else None
+                try:
+                    self._write(target, doc)
+                except StoreNotSaved:
+                    if kept is not None:  # not upgraded after all: no copy to explain
+                        with contextlib.suppress(OSError):
+                            kept.unlink()
+                    raise
                 return result
         except OSError as exc:  # only the lock: _read and _write raise no OSError
             self.read_only = True
             raise ReadOnlyStore(
-                f"could not save the {self.kind}: cannot write in {clean_label(str(target.parent))} "
+                f"could not save {self.subject}: cannot write in {clean_label(str(target.parent))} "
                 f"({exc.strerror or exc})"
+            ) from exc
+
+    def _keep_old(self, target: Path, old: int, raw: bytes) -> Path | None:
+        """Before the first write in the new version: the old file, byte for byte, beside it (the
+        copy made now, or None). A copy already there (an earlier upgrade) is never overwritten."""
+        backup = target.with_name(f"{target.name}.v{old}.bak")
+        if os.path.lexists(backup) and not backup.is_dir():
+            return None
+        try:
+            atomic_write_bytes(backup, raw)
+            return backup
+        except OSError as exc:
+            raise self._not_saved(
+                f"could not save {self.subject}: cannot keep a copy of the version-{old} file "
+                f"({(exc.strerror or str(exc)).lower()}); the file is unchanged"
             ) from exc
 
     def _write(self, target: Path, doc: Doc) -> None:
@@ -168,17 +225,16 @@ class JsonStore:
         try:
             data = (safe_json(payload, indent=self.indent) + "\n").encode("utf-8")
         except (ValueError, RecursionError) as exc:  # kept data too deep to write back
-            raise StoreNotSaved(
-                f"could not save the {self.kind}: {self.shown} holds data this version cannot write "
+            raise self._not_saved(
+                f"could not save {self.subject}: {self.shown} holds data this version cannot write "
                 f"back ({exc.__class__.__name__}); the file is unchanged"
             ) from exc
         try:
             atomic_write_bytes(target, data)
         except OSError as exc:
             reason = (exc.strerror or str(exc)).lower()
-            raise StoreNotSaved(
-                f"could not save the {self.kind}: {reason} ({clean_label(str(target))}); "
-                "the file is unchanged"
+            raise self._not_saved(
+                f"could not save {self.subject}: {reason} ({clean_label(str(target))}); the file is unchanged"
             ) from exc
 
 

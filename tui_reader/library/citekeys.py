@@ -1,0 +1,170 @@
+"""Names and citation keys: how a paper is cited.
+
+A name is split the way BibTeX splits it (bibtexparser's implementation of its rules): "Family,
+Given" when the comma is there; a display name "Ada Lovelace" has its last word as the family
+name, with lowercase particles before it ("Vincent van Gogh": family "van Gogh") and a
+trailing "Jr." taken as a suffix.
+
+A citation key is the first author's family name without particles (ASCII-folded, letters only),
+the year and the first significant word of the title (a word is what spaces separate, its
+punctuation dropped: "GPT-4:" is ``gpt4``), lowercase: ``vaswani2017attention``. No
+author gives ``anon``, no year ``nd``. Keys that clash all get ``a``, ``b``, ... in the order of
+the papers' ids, so the same bookmarks always give the same keys; never a hash.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from tui_reader.corpus.paper import Paper
+
+STOP_WORDS = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "on",
+        "of",
+        "towards",
+        "toward",
+        "for",
+        "in",
+        "to",
+        "and",
+        "or",
+        "with",
+        "without",
+        "via",
+        "from",
+        "at",
+        "by",
+        "into",
+        "onto",
+        "as",
+        "is",
+        "are",
+        "be",
+        "do",
+        "does",
+        "can",
+        "how",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "we",
+        "our",
+        "your",
+        "its",
+        "it",
+        "this",
+        "that",
+        "these",
+        "those",
+        "not",
+        "no",
+        "beyond",
+        "about",
+        "over",
+        "under",
+        "through",
+    }
+)
+_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
+# letters NFKD does not take apart
+_FOLD = str.maketrans(
+    {**dict(zip("øØłŁđĐðÐı", "oOlLdDdDi", strict=True)), "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    given: str
+    family: str  # with its particles: "van Gogh"
+    particle: str = ""  # "van" (also inside family)
+    suffix: str = ""  # "Jr."
+
+    @property
+    def bibtex(self) -> str:
+        """'van Gogh, Vincent', 'King, Jr., Martin Luther', 'OpenAI'."""
+        parts = [self.family, *([self.suffix] if self.suffix else []), *([self.given] if self.given else [])]
+        return ", ".join(p for p in parts if p)
+
+
+def ascii_fold(text: str) -> str:
+    """'Gödel' -> 'Godel', 'Łukasz' -> 'Lukasz': accents off, what NFKD leaves mapped."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD))
+    return decomposed.encode("ascii", "ignore").decode("ascii")
+
+
+def split_name(name: str) -> Name:
+    """A person's name in parts, by BibTeX's rules (see the module docstring)."""
+    from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_into_parts
+
+    text = " ".join(name.replace("{", " ").replace("}", " ").split())
+    words = text.split()
+    suffix = ""
+    if "," not in text and len(words) > 2 and words[-1].casefold() in _SUFFIXES:
+        suffix, text = words[-1], " ".join(words[:-1])
+    try:
+        parts = parse_single_name_into_parts(text, strict=False)
+    except (InvalidNameError, ValueError, IndexError):
+        return Name("", text)
+    if not parts.last:
+        return Name("", text)
+    particle = " ".join(parts.von)
+    return Name(
+        given=" ".join(parts.first),
+        family=" ".join([*parts.von, *parts.last]),
+        particle=particle,
+        suffix=suffix or " ".join(parts.jr),
+    )
+
+
+def key_base(paper: Paper) -> str:
+    """The key before clashes are told apart."""
+    author = ""
+    if paper.authors:
+        name = split_name(paper.authors[0])
+        family = name.family[len(name.particle) :] if name.particle else name.family
+        author = re.sub(r"[^a-z]", "", ascii_fold(family).lower())
+    words = (re.sub(r"[^a-z0-9]", "", w) for w in ascii_fold(paper.title).lower().split())
+    word = next((w for w in words if w and w not in STOP_WORDS), "")  # "M-IDoL:" is "midol"
+    return f"{author or 'anon'}{paper.year or 'nd'}{word}"
+
+
+def _suffixes() -> Iterator[str]:
+    """a, b, ..., z, aa, ab, ...: as many as a clash needs."""
+    n = 0
+    while True:
+        n += 1
+        out, k = "", n
+        while k:
+            k, r = divmod(k - 1, 26)
+            out = chr(ord("a") + r) + out
+        yield out
+
+
+def cite_keys(papers: Iterable[Paper]) -> dict[str, str]:
+    """A unique key for each paper, by id. Papers sharing a base key get ``a``, ``b``, ... in the
+    order of their ids, skipping any key another paper already has."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for paper in papers:
+        groups[key_base(paper)].append(paper.id)
+    keys = {ids[0]: base for base, ids in groups.items() if len(ids) == 1}
+    taken = set(keys.values())
+    for base in sorted(b for b, ids in groups.items() if len(ids) > 1):
+        letters = _suffixes()
+        for pid in sorted(groups[base]):
+            key = base + next(letters)
+            while key in taken:
+                key = base + next(letters)
+            keys[pid] = key
+            taken.add(key)
+    return keys
