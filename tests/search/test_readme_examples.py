@@ -11,6 +11,7 @@ import pytest
 
 from bench.sections import readme_queries
 from tui_reader.corpus.corpus import load_corpus
+from tui_reader.search import querytext
 from tui_reader.search.index import SearchIndex
 from tui_reader.search.searcher import Searcher
 
@@ -56,6 +57,20 @@ RECORDS = [
 ]
 
 
+BIB = r"""@article{lovelace2019graph,
+  title = {Graph Learning with {DOI}s},
+  author = {Lovelace, Ada and G{\"o}del, Kurt},
+  journal = {Journal of Examples},
+  year = {2019},
+  doi = {10.1145/3292500.3330701},
+  eprint = {2101.00001},
+  archivePrefix = {arXiv},
+  keywords = {graph learning, cs.LG},
+  abstract = {We learn on graphs, and the paper has a {DOI} and an arXiv id.}
+}
+"""
+
+
 @pytest.fixture(scope="module")
 def searcher(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Searcher]:
     base = tmp_path_factory.mktemp("readme")
@@ -70,9 +85,11 @@ def searcher(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Searcher]:
         ),
         "utf-8",
     )
+    # what a citation file carries: the README's doi:, arxiv:, keywords: and kind: examples
+    (base / "refs.bib").write_text(BIB, "utf-8")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("TUI_READER_CACHE_DIR", str(base / "cache"))
-        corpus = load_corpus([path], use_cache=False)
+        corpus = load_corpus([path, base / "refs.bib"], use_cache=False)
         index = SearchIndex(corpus, root=base / "index")
         index.ensure()
         yield Searcher(index)
@@ -91,9 +108,15 @@ def test_the_table_was_read() -> None:
 
 @pytest.mark.parametrize("example", readme_examples())
 def test_every_readme_example_finds_papers(searcher: Searcher, example: str) -> None:
-    result = searcher.search(example, limit=100)
+    rest, tags, _ = querytext.split_filters(example)
+    tagged = frozenset(searcher.corpus.ids[:2])  # the reader gives every tag in use as a set
+    sets = {name: tagged for name in tags} if tags else None
+    result = searcher.search(example, limit=100, sets=sets)
     assert result.notice is None, result.notice
     assert result.hits and result.exact, example
+    if tags:
+        assert {h.id for h in result.hits} == tagged
+        return
     q, _ = searcher.parse(example)
     with searcher.index.searcher() as s:
         expected = [hit["id"] for hit in s.search(q, limit=None)]
