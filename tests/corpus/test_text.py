@@ -178,3 +178,100 @@ def test_href_is_converted() -> None:
     out = normalise("code at \\href{https://example.org}{our repository} now")
     assert "\\" not in out and "{" not in out
     assert "our repository" in out
+
+
+# -- LaTeX keeps its grouping and every symbol (issue 12) --------------------------------------
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("$d^{4/3}$", "d^(4/3)"),  # a group that has no superscript form keeps its parentheses
+        ("$x^{2}$", "x\u00b2"),
+        ("$x^2$ and $x_i$", "x\u00b2 and x\u1d62"),  # single characters too
+        ("$x_{i}$", "x\u1d62"),
+        ("$n^{-1}$", "n\u207b\u00b9"),
+        ("$W_{ij}$", "W\u1d62\u2c7c"),
+        ("$x^{(t)}$", "x\u207d\u1d57\u207e"),
+        ("$2^{\\delta n}$", "2\u1d5f\u207f"),
+        ("$10^{-3}$", "10\u207b\u00b3"),
+        ("$e^{i\\pi}$", "e^(i\u03c0)"),
+        ("$\\mathbb{R}^{d\\times d}$", "\u211d^(d\u00d7d)"),
+        ("$f^*$ and $W^\\top$", "f* and W\u1d40"),
+        ("$\\ell_{\\infty}$", "\u2113_\u221e"),
+        ("$\\sum_{s\\in S} w(s)$", "\u2211_(s\u2208S) w(s)"),
+        ("$\\sum_{s\\in S}w(s)$", "\u2211_(s\u2208S) w(s)"),  # no "Sw(s)"
+        ("$\\frac{a+b}{c}$", "(a+b)/c"),
+        ("$\\frac{1}{\\sqrt{n}}$", "1/\u221an"),
+        ("$\\sqrt{T}$ and $\\sqrt{n+1}$", "\u221aT and \u221a(n+1)"),
+        ("$\\|x\\|_2$", "\u2016x\u2016\u2082"),
+        ("$O(n \\log n)$", "O(n log n)"),
+        ("$n\\log n$", "n log n"),  # a word-like operator is not glued to its neighbours
+        ("$\\Omega(\\log^2 n)$", "\u03a9(log\u00b2 n)"),
+        ("$v_\\pi - v$", "v_\u03c0 - v"),
+        ("$a \\cdot b$ and $a\\cdot b$", "a \u00b7 b and a\u00b7b"),
+        ("$\\tilde{O}(\\sqrt{T})$", "\u00d5(\u221aT)"),
+        ("$\\widetilde{O}(d)$", "\u00d5(d)"),
+        ("$\\mathcal{\\tilde O}(d)$", "\U0001d4aa\u0303(d)"),
+        ("$\\tilde\\mathcal{O}(n)$", "\U0001d4aa\u0303(n)"),
+        ("{\\cal O}(n) and \\cal NP", "\U0001d4aa(n) and \U0001d4a9\U0001d4ab"),
+        ("$\\binom{n}{k}$", "(n choose k)"),
+        ("$\\operatorname*{argmax}_x f$", "argmax\u2093 f"),
+        ("$\\texttt{my_model}$", "my_model"),  # text inside math: "_" is a character
+        ('G\\"odel and Erd\\H{o}s', "G\u00f6del and Erd\u0151s"),
+        ("{\\em online learning} works", "online learning works"),
+    ],
+)
+def test_latex_grouping_and_scripts(raw: str, expected: str) -> None:
+    assert normalise(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        # Braces lost upstream: the font or accent macro is glued to its argument.
+        (
+            "Given a data set $\\mathcalD\\subset\\mathbb{R}^d$, we",
+            "Given a data set \U0001d49f\u2282\u211d\u1d48, we",
+        ),
+        ("between \\mathcal D and \\mathcalU.", "between \U0001d49f and \U0001d4b0."),
+        ("a rate of $O(\\sqrtT)$ and \\tildeO(d)", "a rate of O(\u221aT) and \u00d5(d)"),
+        ("We solve \\emphhow to arrange", "We solve how to arrange"),
+        ("in time O(\\logT + L)", "in time O(log T + L)"),
+        ("the set $\\cA$ of arms in $\\bbR^n$", "the set \U0001d49c of arms in \u211d\u207f"),
+        # Unknown macros keep their name (and arguments) rather than leave a gap.
+        ("$\\foo$ bar", "foo bar"),
+        ("\\foo bar", "foo bar"),
+        ("a \\method{} wins", "a method wins"),
+        ("$\\norm{x}$ and $\\poly(n)$", "\u2016x\u2016 and poly(n)"),
+        ("$\\OPT \\le 2$", "OPT \u2264 2"),
+        # Common custom macros and symbols pylatexenc lacks.
+        ("$\\eps$-close, \\ie the rest", "\u03b5-close, i.e. the rest"),
+        ("$a \\ne b$", "a \u2260 b"),
+        ("$x \\in \\R^d$", "x \u2208 \u211d\u1d48"),
+        # Known symbols still convert; layout macros still vanish.
+        ("$\\alpha \\in \\mathcal{D}$", "\u03b1 \u2208 \U0001d49f"),
+        ("$\\left(a\\right)$ and $\\big| x \\big|$", "(a) and | x |"),
+        ("see \\cite{x} and \\citep[\\S 2]{y}.", "see and ."),
+        ("code at \\href{https://example.org/x}.", "code at https://example.org/x."),
+        ("\\textcolor[rgb]{0,0.5,0.5}{Code} here", "Code here"),
+        ("italic\\/ correction and hy\\-phen", "italic correction and hyphen"),
+    ],
+)
+def test_unknown_and_malformed_macros_keep_their_text(raw: str, expected: str) -> None:
+    assert normalise(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "joined"),
+    [
+        ("$\\sum_{s\\in S}w(s)$", "Sw"),
+        ("$n\\log\\log n$", "nlog"),
+        ("$n\\log\\log n$", "loglog"),
+        ("$\\max_{x}f(x)$", "f(x)"),  # must read "maxₓ f(x)"
+        ("$O(rd^2\\log(1/\\epsilon))$", "²log"),
+        ("a $\\foo$b", "foob"),
+    ],
+)
+def test_no_words_run_together(raw: str, joined: str) -> None:
+    """``joined`` may appear only after a space: "Sw(s)" and "nlog n" run two words together."""
+    out = normalise(raw)
+    assert joined not in out.replace(" " + joined, ""), out

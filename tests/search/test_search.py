@@ -286,8 +286,8 @@ def test_similar_returns_other_papers(seed_searcher: Searcher, seed_corpus: Corp
 
 def test_similar_ranks_a_related_paper_first(seed_searcher: Searcher, seed_corpus: Corpus) -> None:
     """Papers sharing a topic find each other near the top."""
-    sgd = row_of(seed_corpus, "Decentralized SGD")
-    dcl = row_of(seed_corpus, "Decentralized class continual learning")
+    sgd = row_of(seed_corpus, "A tighter convergence analysis of Decentralized SGD")
+    dcl = row_of(seed_corpus, "DCU: decentralized continual learning")
     dil = row_of(seed_corpus, "DiL: Discrete-anchored Incremental Learning")  # also continual
     assert seed_corpus.ids[dcl] in [h.id for h in seed_searcher.similar(sgd).hits[:3]]
     assert seed_corpus.ids[dil] in [h.id for h in seed_searcher.similar(dcl).hits[:3]]

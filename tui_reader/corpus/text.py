@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from functools import lru_cache
 from typing import Any
+
+from tui_reader.corpus.latex import convert_spans
 
 __all__ = [
     "Normalised",
@@ -51,20 +52,6 @@ _JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud80
 _EMPH_STAR = re.compile(r"(\*{1,3})(?=[^\s*])([^*\n]{1,300}?)(?<=[^\s*])\1(?!\*)")
 _EMPH_UNDER = re.compile(r"(?<![\w\\])(_{1,2})(?=[^\s_])([^_\n]{1,300}?)(?<=[^\s_])\1(?!\w)")
 
-# Text-style macros pylatexenc drops inside math ($\texttt{GPT2}$ -> ""): unwrap them first.
-_HREF = re.compile(r"\\href\s*\{[^{}]*\}\s*\{([^{}]*)\}")  # pylatexenc fails on \href: keep its text
-_TEXT_MACROS = re.compile(
-    r"\\(?:text|texttt|textbf|textit|textsc|textsf|textrm|textnormal|emph|mathrm|mathbf|mathit"
-    r"|mathsf|mathtt|operatorname|boldsymbol|bm|underline|mbox|hbox)\s*\{([^{}]*)\}"
-)
-# LaTeX only where it is: math, macros with their brace arguments, escapes. Converting just these
-# spans keeps plain text safe ("50% of" is not a comment) and is ~100x faster than whole abstracts.
-_LATEX_SPAN = re.compile(
-    r"\$\$[^$]{1,400}?\$\$|(?<!\\)\$(?=\S)[^$]{1,400}?(?<=[^\s\\])\$|\\\(.{1,400}?\\\)|\\\[.{1,400}?\\\]"
-    r"|\\[A-Za-z]+\*?(?:\s*\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\})*"
-    r"|\\[%&#_{}$,;! ]"
-)
-_BARE_SPECIALS = re.compile(r"(?<!\\)([%&#~])")
 _QUOTES = (("``", "\u201c"), ("''", "\u201d"))
 
 
@@ -127,44 +114,6 @@ def safe_json(value: object, **kwargs: Any) -> str:
     return _JSON_UNSAFE.sub(_json_escape, json.dumps(value, ensure_ascii=False, **kwargs))
 
 
-@lru_cache(maxsize=1)
-def _latex() -> tuple[Any, Any]:
-    import logging
-
-    from pylatexenc.latex2text import LatexNodes2Text
-    from pylatexenc.latexwalker import get_default_latex_context_db
-
-    logging.getLogger("pylatexenc").setLevel(logging.ERROR)  # it warns on stderr per odd macro
-    converter = LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
-    return converter, get_default_latex_context_db()
-
-
-@lru_cache(maxsize=20000)
-def _latex_to_text(span: str) -> str:
-    """One span to Unicode. One shared context db: building it per call is 80% of the cost."""
-    from pylatexenc.latexwalker import LatexWalker
-
-    converter, db = _latex()
-    walker = LatexWalker(span, latex_context=db, tolerant_parsing=True)
-    nodes, _, _ = walker.get_latex_nodes()
-    return str(converter.nodelist_to_text(nodes))
-
-
-def _span_to_text(match: re.Match[str]) -> str:
-    span = _HREF.sub(r"{\1}", match.group(0))
-    for _ in range(3):  # nested \textbf{\emph{x}} unwraps from the inside out
-        unwrapped = _TEXT_MACROS.sub(r"{\1}", span)
-        if unwrapped == span:
-            break
-        span = unwrapped
-    try:
-        out = _latex_to_text(_BARE_SPECIALS.sub(r"\\\1", span))
-    except Exception:  # pylatexenc is lenient, but a pathological span must not lose its words
-        return match.group(0)
-    # Unknown \cite-like macros come out as "<cit.>"; a lone macro name is not worth a word.
-    return out.replace("<cit.>", "").replace("\u00a0", " ")
-
-
 def _delatex(text: str) -> str:
     if "\\" not in text and "$" not in text:
         if "``" in text:
@@ -173,7 +122,7 @@ def _delatex(text: str) -> str:
         return text
     for old, new in _QUOTES:
         text = text.replace(old, new)
-    return _LATEX_SPAN.sub(_span_to_text, text)
+    return convert_spans(text)
 
 
 def _emphasis(text: str) -> tuple[str, list[str]]:
