@@ -128,15 +128,14 @@ async def test_bookmark_view_and_note(make_app: MakeApp, bookmarks_path: Path) -
         await pilot.pause()
         pid = screen.corpus.ids[1]
         data = json.loads(bookmarks_path.read_text())
-        assert data["version"] == 1 and [b["id"] for b in data["bookmarks"]] == [pid]
+        assert data["version"] == 2 and [b["id"] for b in data["bookmarks"]] == [pid]
         assert pid in screen.papers.marked
         assert "★ Bookmarked" in detail_text(app)
         await pilot.press("B")
         assert list(screen.papers.rows) == [1]
         await pilot.press("n")
         assert isinstance(app.screen, NoteScreen)
-        await type_into(pilot, "read this twice")
-        await pilot.press("enter")
+        await pilot.press(*"read this twice", "ctrl+s")
         await app.workers.wait_for_complete()
         await pilot.pause()
         data = json.loads(bookmarks_path.read_text())

@@ -18,7 +18,7 @@ from textual.theme import Theme
 
 from tui_reader import paths as app_paths
 from tui_reader.app.commands import palette_commands, reader_keys, reserved_keys
-from tui_reader.app.providers import HistoryProvider, PaperProvider
+from tui_reader.app.providers import HistoryProvider, PaperProvider, TagProvider
 from tui_reader.app.screens.main import MainScreen
 from tui_reader.corpus.text import clean_label
 from tui_reader.library.config import Config, ConfigNotSaved, load_config, save_theme
@@ -27,7 +27,7 @@ from tui_reader.library.config import Config, ConfigNotSaved, load_config, save_
 class ReaderApp(App[None]):
     TITLE = "tui-reader"
     CSS_PATH = "reader.tcss"
-    COMMANDS = App.COMMANDS | {PaperProvider, HistoryProvider}
+    COMMANDS = App.COMMANDS | {PaperProvider, HistoryProvider, TagProvider}
 
     def __init__(
         self,

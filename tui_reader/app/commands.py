@@ -136,7 +136,17 @@ COMMANDS: tuple[Command, ...] = (
         "n",
         "Note",
         "Edit bookmark note",
-        "Write a note on the highlighted paper's bookmark (bookmarks it if needed)",
+        "Write a note on the highlighted paper's bookmark, on several lines (bookmarks it if needed;"
+        " ctrl+s saves, ctrl+e opens $VISUAL / $EDITOR)",
+        footer=False,
+    ),
+    Command(
+        "edit_tags",
+        "t",
+        "Tags",
+        "Edit tags",
+        "Tag the highlighted paper: comma-separated, completed from the tags in use (bookmarks it;"
+        " tag:name finds them)",
         footer=False,
     ),
     Command(
@@ -152,6 +162,22 @@ COMMANDS: tuple[Command, ...] = (
         "Copy quote",
         "Copy abstract as Markdown quote",
         "Copy title, abstract and source as a Markdown quote",
+        footer=False,
+    ),
+    Command(
+        "copy_bibtex",
+        "y",
+        "Copy BibTeX",
+        "Copy BibTeX entry",
+        "Copy the paper's BibTeX entry (its bookmark's note included)",
+        footer=False,
+    ),
+    Command(
+        "copy_cite",
+        "Y",
+        "Copy cite",
+        "Copy \\cite{key}",
+        "Copy the LaTeX citation of the paper, \\cite{key}",
         footer=False,
     ),
     Command(

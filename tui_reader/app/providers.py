@@ -1,5 +1,5 @@
-"""Command palette: 'go to paper' by title (a bounded substring scan: instant at 87k titles), and
-the recent searches."""
+"""Command palette: 'go to paper' by title (a bounded substring scan: instant at 87k titles), the
+recent searches, and the tags in use with their counts (choosing one searches ``tag:name``)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,15 @@ from typing import TYPE_CHECKING, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
+from tui_reader.app.screens.tags import tag_query
+
 if TYPE_CHECKING:
     from tui_reader.app.screens.main import MainScreen
     from tui_reader.corpus.corpus import Corpus
 
 MAX_HITS = 40
 RECENT = 10  # recent searches listed when the palette opens
+TAGS = 10  # tags listed when the palette opens (the most used; typing finds every one)
 
 
 def _literal(text: str) -> str:
@@ -123,4 +126,55 @@ class HistoryProvider(Provider):
                     partial(screen.search_for, past),
                     text=past,
                     help=_literal("a recent search"),
+                )
+
+
+class TagProvider(Provider):
+    """Each tag in use, with how many papers carry it: "Tag: toread (12)" searches tag:toread."""
+
+    def _screen(self) -> MainScreen | None:
+        from tui_reader.app.screens.main import MainScreen
+
+        for screen in reversed(self.app.screen_stack):
+            if isinstance(screen, MainScreen):
+                return screen
+        return None
+
+    def _tags(self) -> tuple[MainScreen | None, dict[str, int]]:
+        screen = self._screen()
+        store = screen.store if screen is not None else None
+        return screen, (store.tag_counts() if store is not None else {})
+
+    @staticmethod
+    def _shown(tag: str, count: int) -> Content:
+        return Content("Tag: ") + Content(tag).stylize("bold") + Content(f" ({count})")
+
+    async def discover(self) -> Hits:
+        screen, counts = self._tags()
+        if screen is None:
+            return
+        for tag in sorted(counts, key=lambda t: (-counts[t], t.casefold()))[:TAGS]:
+            query = tag_query(tag)
+            yield DiscoveryHit(
+                self._shown(tag, counts[tag]),
+                partial(screen.search_for, query),
+                help=_literal(f"search {query}"),
+            )
+
+    async def search(self, query: str) -> Hits:
+        screen, counts = self._tags()
+        if screen is None:
+            return
+        matcher = self.matcher(query)
+        for tag, count in counts.items():
+            text = f"Tag: {tag} ({count})"
+            score = matcher.match(text)
+            if score > 0:
+                found = tag_query(tag)
+                yield Hit(
+                    score,
+                    self._shown(tag, count),  # highlight() reads markup: a tag is data
+                    partial(screen.search_for, found),
+                    text=text,
+                    help=_literal(f"search {found}"),
                 )

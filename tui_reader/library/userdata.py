@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tui_reader.corpus.corpus import Corpus
 from tui_reader.library.arrivals import Arrivals, ArrivalStore
-from tui_reader.library.bookmarks import BookmarkStore
+from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
 from tui_reader.library.history import SearchHistory
 from tui_reader.library.reading import ReadStore
 from tui_reader.library.session import Session, SessionStore
@@ -36,8 +36,14 @@ def collection_file(data_dir: Path, corpus: Corpus) -> Path:
 
 def open_user_data(data_dir: Path, bookmarks_path: Path, corpus: Corpus) -> UserData:
     """Open the stores and record this launch of the collection. Store problems (a corrupt file
-    set aside, a newer version) become warnings, never exceptions."""
+    set aside, a newer version) become warnings, never exceptions. The bookmarks' snapshots are
+    refreshed from the collection (only bookmarked ids are looked up; one write, if any changed)."""
     bookmarks = BookmarkStore(bookmarks_path)
+    if not bookmarks.read_only:
+        try:
+            bookmarks.refresh_snapshots(corpus.get)
+        except ReadOnlyStore as exc:
+            bookmarks.warnings.append(str(exc))
     read = ReadStore(data_dir / "read.json")
     history = SearchHistory(data_dir / "history.json")
     session = SessionStore(data_dir / "session.json")

@@ -16,7 +16,7 @@ FIELD_PREFIX = re.compile(r"(?<![\w\"])\w+:")
 _LEADING_OP = re.compile(r"^\s*(?:AND|OR)\b")
 _TRAILING_OP = re.compile(r"\b(?:AND|OR|NOT)\s*$")
 _TRAILING_FIELD = re.compile(r"(?<![\w\"])\w+:\s*$")
-IS_FILTERS = ("unread", "read", "bookmarked", "new")  # is:word, over the reader's own sets of papers
+IS_FILTERS = ("unread", "read", "bookmarked", "new", "tagged")  # is:word, over the reader's own sets
 _IS = re.compile(r"(?<![\w\"])is:(\w*)", re.IGNORECASE)
 # tag:name or tag:"two words": the user's own tags, a set of papers like is:bookmarked
 _TAG = re.compile(r'(?<![\w"])tag:(?:"([^"]+)"|([^\s()"]+))', re.IGNORECASE)

@@ -1,8 +1,9 @@
 """``is:`` filters: a query narrowed to (or away from) the reader's own sets of papers.
 
-The sets (read, bookmarked, new) are the user's, kept by library/; the searcher is given them as
-paper ids and turns them into Whoosh document numbers, which Whoosh's own FilterCollector applies
-(``allow`` and ``restrict``): the answer is Whoosh's ``search(q, filter=..., mask=...)``.
+The sets (read, bookmarked, new, tagged: carrying any tag; and one per tag, for ``tag:name``) are
+the user's, kept by library/; the searcher is given them as paper ids and turns them into Whoosh
+document numbers, which Whoosh's own FilterCollector applies (``allow`` and ``restrict``): the
+answer is Whoosh's ``search(q, filter=..., mask=...)``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from whoosh.searching import Searcher as WhooshSearcher
 
 from tui_reader.search.querytext import IS_FILTERS, TAG
 
-Sets = Mapping[str, frozenset[str]]  # "read", "bookmarked", "new", "tag:<name>" -> paper ids
+Sets = Mapping[str, frozenset[str]]  # "read", "bookmarked", "new", "tagged", "tag:<name>" -> ids
 
 _lock = threading.Lock()
 # reader -> (hash of a set of ids -> its document numbers): an updated index is a new reader

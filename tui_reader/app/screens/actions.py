@@ -1,29 +1,46 @@
 """The reader's commands (see commands.py): the keys' actions on the screen's state, and the
-bookmark, note, clipboard and browser work they start. File writes, the system clipboard and the
-browser run in thread workers that report with messages; the handlers here turn those into state
-and notices. (Views and order: arranging.py; read state: reading.py; history: session.py.)
+bookmark, note, clipboard and browser work they start. File writes, citations, the system
+clipboard and the browser run in thread workers that report with messages; the handlers here turn
+those into state and notices. (Views and order: arranging.py; read state: reading.py; history:
+session.py; tags: annotating.py.)
 """
 
 from __future__ import annotations
 
 from textual import on, work
+from textual.message import Message
 from textual.widgets import Input
 
 from tui_reader.app.browser import browser_problem
 from tui_reader.app.messages import BookmarksChanged, BookmarksNotSaved, Copied, LinkOpened, NoBrowser
-from tui_reader.app.screens.faceting import Faceting
+from tui_reader.app.screens.annotating import Annotating
 from tui_reader.app.screens.help import HelpScreen
 from tui_reader.app.screens.note import NoteScreen
 from tui_reader.app.tmux import terminal_copy_problem
+from tui_reader.corpus.paper import Paper
 from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
+from tui_reader.library.citation import citation
 from tui_reader.library.clipboard import as_markdown_quote, copy_text
 from tui_reader.library.links import paper_link
 from tui_reader.search.modes import SearchMode
 
 NO_LINK = "This paper has no link: its record has no URL, DOI or arXiv id."
+NO_ABSTRACT = "This paper has no abstract to copy: its source lists it by title only."
 
 
-class PaperActions(Faceting):
+class CitationMade(Message, bubble=False):
+    """The highlighted paper's citation, written in a worker (bibtexparser loads on first use)."""
+
+    def __init__(self, text: str, what: str, title: str, shown: str = "", error: str = "") -> None:
+        self.text = text
+        self.what = what  # "BibTeX entry", "citation"
+        self.title = title
+        self.shown = shown  # short enough to show in the notice (\cite{key})
+        self.error = error  # why it could not be written ('' when it was)
+        super().__init__()
+
+
+class PaperActions(Annotating):
     # -- view ---------------------------------------------------------------------------------
     def action_focus_search(self) -> None:
         self.search_bar.input.focus()
@@ -73,39 +90,43 @@ class PaperActions(Faceting):
     def action_toggle_bookmark(self) -> None:
         row = self._current()
         if row is not None and self.corpus is not None and self.store is not None:
-            self.toggle_bookmark(self.store, self.corpus.ids[row], self.corpus.titles[row])
+            self.toggle_bookmark(self.store, self.corpus.paper(row))
 
     def action_edit_note(self) -> None:
         row = self._current()
         store = self.store
         if row is None or self.corpus is None or store is None:
             return
-        pid, title = self.corpus.ids[row], self.corpus.titles[row]
-        mark = store.get(pid)
+        paper = self.corpus.paper(row)
+        mark = store.get(paper.id)
 
         def save(note: str | None) -> None:
             if note is not None:
-                self.save_note(store, pid, title, note)
+                self.save_note(store, paper, note)
 
-        self.app.push_screen(NoteScreen(title, mark.note if mark else ""), save)
+        self.app.push_screen(NoteScreen(paper.title, mark.note if mark else ""), save)
 
+    # Each change keeps a snapshot of the paper's citation fields with the bookmark (exports
+    # without the collection open are complete).
     @work(thread=True, group="bookmarks")
-    def toggle_bookmark(self, store: BookmarkStore, pid: str, title: str) -> None:
+    def toggle_bookmark(self, store: BookmarkStore, paper: Paper) -> None:
         try:
-            on_now = store.toggle(pid, title)
+            on_now = store.toggle(paper.id, paper.title, snapshot=paper)
         except (ReadOnlyStore, OSError) as exc:
             self.post_message(BookmarksNotSaved("Bookmarks", exc))
             return
-        self.post_message(BookmarksChanged(("Bookmarked: " if on_now else "Removed bookmark: ") + title))
+        self.post_message(
+            BookmarksChanged(("Bookmarked: " if on_now else "Removed bookmark: ") + paper.title)
+        )
 
     @work(thread=True, group="bookmarks")
-    def save_note(self, store: BookmarkStore, pid: str, title: str, note: str) -> None:
+    def save_note(self, store: BookmarkStore, paper: Paper, note: str) -> None:
         try:
-            store.set_note(pid, note, title)
+            store.set_note(paper.id, note, paper.title, snapshot=paper)
         except (ReadOnlyStore, OSError) as exc:
             self.post_message(BookmarksNotSaved("Note", exc))
             return
-        self.post_message(BookmarksChanged(f"Note saved: {title}"))
+        self.post_message(BookmarksChanged(f"Note saved: {paper.title}"))
 
     @on(BookmarksChanged)
     def _bookmarks_changed(self, event: BookmarksChanged) -> None:
@@ -125,13 +146,53 @@ class PaperActions(Faceting):
         if row is None or self.corpus is None:
             return
         paper = self.corpus.paper(row)
+        if not paper.has_abstract:
+            self.notify(NO_ABSTRACT, title=paper.title, severity="warning", timeout=4)
+            return
         text = (
             as_markdown_quote(paper.title, paper.abstract, paper.sources, paper.url)
             if markdown
             else paper.abstract
         )
+        self.copy_out(text, "Markdown quote" if markdown else "abstract", paper.title)
+
+    def copy_out(self, text: str, what: str, title: str, lead: str = "", shown: str = "") -> None:
         self.app.copy_to_clipboard(text)  # OSC 52: works over SSH, never raises
-        self.copy_to_system(text, "Markdown quote" if markdown else "abstract", paper.title)
+        self.copy_to_system(text, what, title, lead, shown)
+
+    def action_copy_bibtex(self) -> None:
+        self._cite(entry=True)
+
+    def action_copy_cite(self) -> None:
+        self._cite(entry=False)
+
+    def _cite(self, entry: bool) -> None:
+        row = self._current()
+        if row is None or self.corpus is None:
+            return
+        paper = self.corpus.paper(row)
+        mark = self.store.get(paper.id) if self.store is not None else None
+        self.make_citation(paper, mark.note if mark else "", entry)
+
+    @work(thread=True, group="clipboard")
+    def make_citation(self, paper: Paper, note: str, entry: bool) -> None:
+        try:
+            made = citation(paper, note)
+        except Exception as exc:  # a field the writer chokes on must not take the reader down
+            failed = f"{exc.__class__.__name__}: {exc}"
+            self.post_message(CitationMade("", "citation", paper.title, error=failed))
+            return
+        if entry:  # the bookmark's note goes in as the entry's note field
+            self.post_message(CitationMade(made.entry, "BibTeX entry", paper.title))
+        else:
+            self.post_message(CitationMade(made.cite, "citation", paper.title, made.cite))
+
+    @on(CitationMade)
+    def _citation_made(self, event: CitationMade) -> None:
+        if event.error:
+            self.notify(f"No citation to copy: {event.error}", title=event.title, severity="error")
+            return
+        self.copy_out(event.text, event.what, event.title, shown=event.shown)
 
     @work(thread=True, group="clipboard")
     def copy_to_system(self, text: str, what: str, title: str, lead: str = "", shown: str = "") -> None:
@@ -163,8 +224,7 @@ class PaperActions(Faceting):
             self.copy_link(*found)
 
     def copy_link(self, link: str, title: str, lead: str = "") -> None:
-        self.app.copy_to_clipboard(link)
-        self.copy_to_system(link, "link", title, lead, link)
+        self.copy_out(link, "link", title, lead, link)
 
     @work(thread=True, group="browser")
     def open_in_browser(self, link: str, title: str) -> None:

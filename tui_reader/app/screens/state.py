@@ -25,6 +25,7 @@ from tui_reader.app.widgets.search_bar import SearchBar
 from tui_reader.corpus.text import clean_label, clean_text
 from tui_reader.library.config import Config
 from tui_reader.search.modes import SearchMode
+from tui_reader.search.querytext import tag_set
 
 NOTICE_LIMIT = 600  # characters of a notice (an exception may carry a whole traceback)
 
@@ -111,7 +112,8 @@ class ReaderState(Screen[None]):
 
     @property
     def search_sets(self) -> dict[str, frozenset[str]]:
-        """The reader's own sets of paper ids, for the searcher's ``is:`` filters. Built again
+        """The reader's own sets of paper ids, for the searcher's ``is:`` and ``tag:`` filters
+        (every tag in use has its set: a tag missing here means no paper carries it). Built again
         only when one of them changes (each change makes a new frozenset or tuple)."""
         source = (self.read, self.bookmarks, self.new)
         if (
@@ -123,6 +125,7 @@ class ReaderState(Screen[None]):
                 "read": self.read,
                 "bookmarked": frozenset(b.id for b in self.bookmarks),
                 "new": self.new,
+                **tag_sets(self.bookmarks),
             }
             self._sets_of = source
         return self._sets
@@ -160,6 +163,17 @@ class ReaderState(Screen[None]):
         if len(text) > NOTICE_LIMIT:
             text = text[: NOTICE_LIMIT - 1] + "…"
         self.app.notify(text, title=clean_label(title)[:60], severity=severity, timeout=timeout, markup=False)
+
+
+def tag_sets(bookmarks: Sequence[Bookmark]) -> dict[str, frozenset[str]]:
+    """``tagged`` (papers carrying any tag) and one set per tag, named as ``tag:name`` asks."""
+    tagged: dict[str, set[str]] = {}
+    for mark in bookmarks:
+        for tag in mark.tags:
+            tagged.setdefault(tag_set(tag), set()).add(mark.id)
+    sets = {name: frozenset(ids) for name, ids in tagged.items()}
+    sets["tagged"] = frozenset(b.id for b in bookmarks if b.tags)
+    return sets
 
 
 def sentence(text: str) -> str:

@@ -16,6 +16,7 @@ from textual.content import Content
 from textual.style import Style
 from textual.widgets import Static
 
+from tui_reader.app.widgets.paper_list import tag_label
 from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.text import clean_label
 from tui_reader.corpus.venues import venue_label
@@ -95,6 +96,11 @@ def _citation_lines(paper: Paper) -> list[Content]:
     return out
 
 
+def tags_content(tags: list[str]) -> Content:
+    """The tags, each as ``tag:`` would find it (``#"two words"``)."""
+    return Content(tag_label(tags)).stylize("$text-accent")
+
+
 def _marked(text: str, spans: Spans, style: str) -> Content:
     content = Content(text)
     for a, b in spans:
@@ -110,9 +116,9 @@ def paper_content(
     abstract_spans: Spans,
     reading: ReadingState | None = None,
 ) -> Content:
-    """Title, metadata, sources, link, read state, bookmark and the abstract; text stays literal
-    whatever it holds. Spans index the title and abstract as shown (see shown_title,
-    shown_abstract)."""
+    """Title, metadata, sources, link, read state, bookmark (its tags and note, the note's lines
+    kept) and the abstract; text stays literal whatever it holds. Spans index the title and
+    abstract as shown (see shown_title, shown_abstract)."""
     title = _marked(shown_title(paper.title), title_spans, "bold underline $text-accent").stylize_before(
         "bold"
     )
@@ -142,8 +148,11 @@ def paper_content(
             Content("★ Bookmarked").stylize("bold $warning"),
             Content(f" {bookmark.added[:10]}").stylize("$text-muted"),
         ]
+        if bookmark.tags:
+            parts += [Content("\nTags: ").stylize("bold"), tags_content(bookmark.tags)]
         if bookmark.note:
-            parts += [Content("\nNote: ").stylize("bold"), Content(bookmark.note)]
+            lead = "\nNote:\n" if "\n" in bookmark.note else "\nNote: "  # its own lines, kept
+            parts += [Content(lead).stylize("bold"), Content(bookmark.note)]
         parts.append(Content("\n"))
     if not paper.has_abstract:
         parts += [Content("\n"), Content("No abstract in the source: listed by its title.").stylize("italic")]

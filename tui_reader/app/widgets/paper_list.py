@@ -26,7 +26,7 @@ from tui_reader.app.messages import Snippet
 class PaperList(ScrollView, can_focus=True):
     """Rows are corpus indices; titles and marks come from the screen's state. Each title has a
     marker column, ``+`` for a paper new since the last visit (unread), ``•`` for an unread one,
-    then ``★`` for a bookmarked one.
+    then ``★`` for a bookmarked one; a tagged paper's tags end its line (``#toread``).
 
     In a result with snippets, a snippet line drawn before its snippet is known asks for it with
     ``SnippetsWanted``; the screen answers with ``set_snippets``.
@@ -44,6 +44,7 @@ class PaperList(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {
         "paper-list--cursor",
         "paper-list--mark",
+        "paper-list--tags",
         "paper-list--unread",
         "paper-list--new",
         "paper-list--snippet",
@@ -57,6 +58,7 @@ class PaperList(ScrollView, can_focus=True):
     }
     PaperList:blur > .paper-list--cursor { background: $block-cursor-blurred-background; text-style: none; }
     PaperList > .paper-list--mark { color: $warning; text-style: bold; }
+    PaperList > .paper-list--tags { color: $text-accent; }
     PaperList > .paper-list--unread { color: $text-accent; text-style: bold; }
     PaperList > .paper-list--new { color: $success; text-style: bold; }
     PaperList > .paper-list--snippet { color: $text-muted; }
@@ -71,6 +73,8 @@ class PaperList(ScrollView, can_focus=True):
     """Ids of the papers read; the others are marked unread."""
     new: var[frozenset[str]] = var(frozenset(), init=False)
     """Ids of the papers new since the last visit."""
+    tags: var[dict[str, str]] = var(dict, init=False)
+    """Id -> the paper's tags as shown at the end of its line (tag_label), for tagged papers."""
 
     class PaperHighlighted(Message):
         """The cursor moved to a paper (row is the corpus index, None when the list is empty)."""
@@ -143,6 +147,9 @@ class PaperList(ScrollView, can_focus=True):
         self.refresh()
 
     def watch_new(self) -> None:
+        self.refresh()
+
+    def watch_tags(self) -> None:
         self.refresh()
 
     # -- cursor -------------------------------------------------------------------------------
@@ -231,7 +238,14 @@ class PaperList(ScrollView, can_focus=True):
             "★ " if marked else "  ",
             style + self.get_component_rich_style("paper-list--mark", partial=True) if marked else style,
         )
-        return [state, mark, Segment(_fit(self.titles[row], width - 3), style)]
+        label = self.tags.get(pid)
+        if not label or width < 24:
+            return [state, mark, Segment(_fit(self.titles[row], width - 3), style)]
+        label = _fit(label, (width - 3) // 3)
+        room = width - 4 - cell_len(label)
+        title = _fit(self.titles[row], room)
+        tags = style + self.get_component_rich_style("paper-list--tags", partial=True)
+        return [state, mark, Segment(title + " " * (room - cell_len(title) + 1), style), Segment(label, tags)]
 
     def _snippet_segments(self, row: int, style: Style, width: int) -> list[Segment]:
         snippet = self.snippets.get(row)
@@ -268,6 +282,11 @@ class PaperList(ScrollView, can_focus=True):
         missing = [r for r in self.visible_rows() if r not in self.snippets]
         if missing:
             self.post_message(self.SnippetsWanted(missing))
+
+
+def tag_label(tags: Sequence[str]) -> str:
+    """Tags as a line shows them: ``#toread #"two words"`` (as ``tag:`` would find each)."""
+    return " ".join(f'#"{t}"' if any(c.isspace() or c in '()"' for c in t) else f"#{t}" for t in tags)
 
 
 def _fit(text: str, width: int) -> str:
