@@ -4,7 +4,8 @@ Collections larger than the real corpus are made from its own abstracts: each ne
 abstract is a run of sentences drawn from real abstracts, its title two real title halves, its
 authors, venue and year a real paper's. Vocabulary, lengths and term frequencies stay realistic,
 which a Zipf generator only imitates. For each size: parse, cold build, index size, peak memory,
-warm first paint, type-ahead and Enter latency per query kind, and a one-shot CLI search.
+warm first paint, type-ahead and Enter latency per query kind, a one-shot CLI search, and the
+first rows of a first launch (empty cache).
 """
 
 from __future__ import annotations
@@ -12,19 +13,17 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import random
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from bench import measures, queries, tui
+from bench import launch, measures, queries, tui
 from bench.report import percentile
 from bench.run import DEFAULT_CORPUS
 
@@ -68,21 +67,6 @@ def write(source: Path, path: Path, count: int) -> Path:
     return path
 
 
-def _cli_search(corpus: Path, env: dict[str, str], text: str, reps: int = 3) -> list[float]:
-    """Wall seconds of a whole ``tui-reader search`` process against a warm index."""
-    out = []
-    for _ in range(reps):
-        started = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-m", "tui_reader", "search", text, str(corpus), "--limit", "10"],
-            env={**os.environ, **env},
-            capture_output=True,
-            check=True,
-        )
-        out.append(time.perf_counter() - started)
-    return out
-
-
 def one_size(source: Path, size: int, workdir: Path, per_kind: int, titles: int) -> dict[str, object]:
     from tui_reader.corpus.corpus import load_corpus
     from tui_reader.search.index import SearchIndex
@@ -111,7 +95,8 @@ def one_size(source: Path, size: int, workdir: Path, per_kind: int, titles: int)
     corpus.close()
     print(f"scale: {size:,}: first paint and CLI", file=sys.stderr, flush=True)
     paint, rss, problem = tui.measure([str(corpus_file)], first_title, env, measures.REPO, runs=2)
-    cli = _cli_search(corpus_file, env, "graph neural")
+    cli = launch.cli_search(corpus_file, env, reps=3)
+    shown, _ = launch.first_rows(corpus_file, first_title, env, folder, runs=1)
     return {
         "papers": size,
         "parse_s": parse.values[0],
@@ -125,6 +110,7 @@ def one_size(source: Path, size: int, workdir: Path, per_kind: int, titles: int)
         "typing_ms": [percentile(typing, 50), percentile(typing, 95), max(typing)],
         "enter_p95_ms": {k: percentile(v, 95) for k, v in enter.items()},
         "cli_s": statistics.median(cli),
+        "first_rows_s": shown[0] if shown else None,
     }
 
 
@@ -134,9 +120,9 @@ def table(results: list[dict[str, object]]) -> str:
 
     head = (
         "| papers | parse s | build s | index MB | build MB | app MB | paint s | type-ahead p50/p95/max ms "
-        "| Enter p95 ms term/and/phrase/field | CLI search s |"
+        "| Enter p95 ms term/and/phrase/field | CLI search s | first rows s |"
     )
-    lines = [head, "|" + " --- |" * 10]
+    lines = [head, "|" + " --- |" * 11]
     for r in results:
         t = r["typing_ms"]
         e = r["enter_p95_ms"]
@@ -146,7 +132,7 @@ def table(results: list[dict[str, object]]) -> str:
             f"| {f(r['index_mb'], '.0f')} "
             f"| {f(r['build_tree_mb'], '.0f')} | {f(r['app_rss_mb'], '.0f')} | {f(r['paint_s'], '.2f')} "
             f"| {t[0]:.1f} / {t[1]:.1f} / {t[2]:.0f} | {' / '.join(f'{e[k]:.0f}' for k in ENTER_KINDS)} "
-            f"| {f(r['cli_s'], '.2f')} |"
+            f"| {f(r['cli_s'], '.2f')} | {f(r.get('first_rows_s'), '.2f')} |"
         )
     return "\n".join(lines)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bench import hostile, measures, profiling, queries, recall, tui
+from bench import hostile, launch, measures, profiling, queries, recall, tui
 from bench.engines import Fts5, Grep
 from bench.report import Budget, Row, Summary
 from tui_reader.corpus.corpus import Corpus, load_corpus
@@ -80,6 +80,7 @@ def everything(ctx: Context) -> list[Row]:
     rows += hostile.rows(searcher)
     readme_examples(ctx, searcher)
     rows += tui_rows(ctx, corpus_file, corpus)
+    rows += launch.rows(ctx, corpus_file, corpus)
     typeahead = next(r for r in search if r.key == "search.typeahead")
     if s.profile or (s.profile is None and typeahead.status == "OVER"):
         _log("profiling type-ahead")

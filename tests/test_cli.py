@@ -13,6 +13,7 @@ import pytest
 from support import SEED_FILES, run_cli, run_cli_many
 
 from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.library.citekeys import key_base
 from tui_reader.search.index import SearchIndex
 
 
@@ -184,10 +185,11 @@ def test_bookmarks_round_trip(cwd: Path, isolated_env: Path, seed_corpus: Corpus
     assert pid in added.stdout and title in added.stdout
     store = isolated_env / "data" / "tui-reader" / "bookmarks.json"
     data = json.loads(store.read_text("utf-8"))
-    assert data["version"] == 1
+    assert data["version"] == 2
     assert [(b["id"], b["title"], b["note"]) for b in data["bookmarks"]] == [
         (pid, title, "check the MoE part"),
     ]
+    assert data["bookmarks"][0]["paper"]["abstract"] == seed_corpus.paper(2).abstract  # the snapshot
 
     listed, markdown, bibtex, as_json = run_cli_many(
         ("bookmarks", "list"),
@@ -200,8 +202,9 @@ def test_bookmarks_round_trip(cwd: Path, isolated_env: Path, seed_corpus: Corpus
         ok(result)
     assert pid in listed.stdout and title in listed.stdout and "check the MoE part" in listed.stdout
     assert f"## {title}" in markdown.stdout and "check the MoE part" in markdown.stdout
-    assert f"@misc{{tr_{pid}," in bibtex.stdout and f"title = {{{title}}}" in bibtex.stdout
-    assert "note = {check the MoE part}" in bibtex.stdout
+    key = key_base(seed_corpus.paper(2))
+    assert key.startswith("anon2026") and f"@inproceedings{{{key}," in bibtex.stdout
+    assert "booktitle = {ICML}" in bibtex.stdout and "note = {check the MoE part}" in bibtex.stdout
     assert [(e["id"], e["title"], e["note"]) for e in json.loads(as_json.stdout)] == [
         (pid, title, "check the MoE part"),
     ]
@@ -229,7 +232,7 @@ def test_bookmarks_option_file_and_unknown_ids(cwd: Path, tmp_path: Path, seed_c
         "utf-8",
     )
     future = tmp_path / "future.json"
-    raw = b'{"version": 2, "bookmarks": []}'
+    raw = b'{"version": 3, "bookmarks": []}'
     future.write_bytes(raw)
     bad, listed, newer = run_cli_many(
         ("bookmarks", "add", "ffffffffffff", "--bookmarks", str(store)),
@@ -247,6 +250,63 @@ def test_bookmarks_option_file_and_unknown_ids(cwd: Path, tmp_path: Path, seed_c
     # a bookmark of a paper outside the corpus can still be removed by its id
     ok(run_cli("bookmarks", "remove", "deadbeef0000", "--bookmarks", str(store), cwd=cwd))
     assert json.loads(store.read_text("utf-8"))["bookmarks"] == []
+
+
+@pytest.mark.usefixtures("warm")
+def test_bookmarks_tags_notes_and_citations_without_the_collection(
+    cwd: Path, tmp_path: Path, seed_corpus: Corpus
+) -> None:
+    import bibtexparser
+    import rispy
+
+    store = str(tmp_path / "marks.json")
+    a, b = seed_corpus.ids[0], seed_corpus.ids[4]
+    tagged = run_cli("bookmarks", "tag", a[:6], "ML", "to read, later", "--bookmarks", store, cwd=cwd)
+    ok(tagged)
+    assert tagged.stdout == f"{a}  {seed_corpus.titles[0]}  [later, ML, to read]\n"
+    ok(run_cli("bookmarks", "add", b, "--note", "one\ntwo\nthree", "--bookmarks", store, cwd=cwd))
+    other = tmp_path / "other.jsonl"  # a collection holding neither bookmarked paper
+    other.write_text(json.dumps({"title": "Other", "abstract": "Something else entirely."}) + "\n", "utf-8")
+    listed, only_ml, bib, ris, csl, none = run_cli_many(
+        ("bookmarks", "list", "--bookmarks", store),
+        ("bookmarks", "list", "--tag", "ml", "--bookmarks", store),
+        ("bookmarks", "export", "--format", "bibtex", "--bookmarks", store, str(other)),
+        ("bookmarks", "export", "--format", "ris", "--tag", "TO READ", "--bookmarks", store, str(other)),
+        ("bookmarks", "export", "--format", "csl-json", "--bookmarks", store, str(other)),
+        ("bookmarks", "export", "--format", "json", "--tag", "nope", "--bookmarks", store),
+        cwd=cwd,
+    )
+    for result in (listed, only_ml, bib, ris, csl, none):
+        ok(result)
+    assert f"{seed_corpus.titles[0]}  [later, ML, to read]" in listed.stdout
+    assert "— one ↵ two ↵ three" in listed.stdout
+    assert only_ml.stdout.count("\n") == 1 and a in only_ml.stdout
+    library = bibtexparser.parse_string(bib.stdout)  # from the snapshots: the collection is closed
+    assert library.failed_blocks == [] and len(library.entries) == 2
+    for entry in library.entries:
+        f = {x.key: x.value for x in entry.fields}
+        assert entry.entry_type == "inproceedings" and f["booktitle"] == "ICML" and f["year"] == "2026"
+        assert f["abstract"]
+    (record,) = rispy.loads(ris.stdout)
+    assert record["title"] == seed_corpus.titles[0] and record["abstract"]
+    items = json.loads(csl.stdout)
+    assert [i.get("note") for i in items] == [None, "one\ntwo\nthree"]
+    assert items[0]["abstract"] == seed_corpus.paper(0).abstract
+    assert json.loads(none.stdout) == [] and "no bookmark is tagged 'nope'" in none.stderr
+    # untag, then what cannot be done: exit codes and one line each
+    untagged = run_cli(
+        "bookmarks", "untag", a, "ml", "LATER", "--collection", str(other), "--bookmarks", store, cwd=cwd
+    )
+    ok(untagged)
+    assert untagged.stdout.endswith("  [to read]\n")
+    missing, empty = run_cli_many(
+        ("bookmarks", "untag", seed_corpus.ids[9], "x", "--bookmarks", store),
+        ("bookmarks", "tag", a, ",", " ", "--bookmarks", store),
+        cwd=cwd,
+    )
+    assert missing.returncode == 1 and "not bookmarked" in missing.stderr
+    assert empty.returncode == 2 and "no tag given in ','" in empty.stderr
+    assert "Traceback" not in missing.stderr + empty.stderr
 
 
 def test_search_survives_a_damaged_index(cwd: Path, isolated_env: Path) -> None:
@@ -373,6 +433,30 @@ def test_search_time_limit_option(cwd: Path) -> None:
     data = json.loads(unlimited.stdout)
     assert data["total"] == 3 and data["total_exact"] is True and data["stopped"] is None
     assert bad.returncode == 2 and "--time-limit" in bad.stderr
+
+
+CLI_AS_READER = ["graph neural", '"neural networks"', "learn*", "lerning~", "title:graph", "grpah", "venue:x"]
+
+
+@pytest.mark.usefixtures("warm")
+def test_a_one_shot_search_answers_as_the_readers_warmed_searcher(cwd: Path) -> None:
+    """The command line reads the vocabulary, the self-check and the norms only when its one
+    search needs them; the reader reads them ahead. Same papers, scores, counts, suggestions."""
+    from tui_reader.search.searcher import Searcher, SearchMode
+
+    index = SearchIndex(load_corpus())
+    reader = Searcher(index)  # warm, as the reader's index worker opens it
+    runs = run_cli_many(*(("search", q, "--json", "--limit", "100") for q in CLI_AS_READER), cwd=cwd)
+    for text, run in zip(CLI_AS_READER, runs, strict=True):
+        ok(run)
+        data = json.loads(run.stdout)
+        result = reader.search(text, SearchMode.ENTER, 100)
+        assert [(h["id"], h["score"]) for h in data["hits"]] == [
+            (h.id, round(h.score, 4)) for h in result.hits
+        ], text
+        assert (data["total"], data["suggestion"]) == (result.total, result.suggestion), text
+    assert any(json.loads(r.stdout)["suggestion"] for r in runs)  # a suggestion read the vocabulary
+    index.close()
 
 
 def test_config_prints_the_effective_configuration(cwd: Path, isolated_env: Path) -> None:

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_reader import __version__, paths
+from tui_reader.cli_bookmarks import add_parser as add_bookmarks_parser
+from tui_reader.cli_bookmarks import run as run_bookmarks
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.corpus.formats import CorpusError
 from tui_reader.corpus.text import clean_label, safe_json
 from tui_reader.errors import CacheUnusable, IndexBusy, IndexDamaged
 from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
-from tui_reader.library.export import export
 
 if TYPE_CHECKING:
     from tui_reader.search.index import SearchIndex
@@ -87,24 +88,7 @@ def build_sub_parser() -> argparse.ArgumentParser:
         "in), as a config file, with every action [keys] can rebind. Problems go to stderr.",
     )
     p.add_argument("--path", action="store_true", help="print only the configuration file's path")
-    p = sub.add_parser("bookmarks", help="list, add, remove or export bookmarks")
-    bsub = p.add_subparsers(dest="action", required=True)
-    for name, helptext in (
-        ("list", "list bookmarks"),
-        ("add", "bookmark a paper by id"),
-        ("remove", "remove a bookmark"),
-        ("export", "export bookmarks"),
-    ):
-        bp = bsub.add_parser(name, help=helptext)
-        if name in ("add", "remove"):
-            bp.add_argument("id")
-        if name == "add":
-            bp.add_argument("--note", default="")
-        if name == "export":
-            bp.add_argument("--format", choices=("json", "markdown", "bibtex"), default="markdown")
-        if name == "list":
-            bp.add_argument("--json", action="store_true")
-        _add_common(bp)
+    add_bookmarks_parser(sub, _add_common)
     return parser
 
 
@@ -141,8 +125,7 @@ def open_index(corpus: Corpus, rebuild: bool = False, quiet: bool = False) -> Se
     from tui_reader.search.index import SearchIndex
 
     index = SearchIndex(corpus)
-    state = "missing" if rebuild else index.status()
-    noisy = not quiet and state != "fresh" and len(corpus) >= 2000
+    noisy = not quiet and len(corpus) >= 2000  # ensure() reports only a build or an update
     progress = _progress_printer("indexing") if noisy else None
     report = index.ensure(progress=progress, rebuild=rebuild)
     if report.reason:
@@ -150,20 +133,21 @@ def open_index(corpus: Corpus, rebuild: bool = False, quiet: bool = False) -> Se
     return index
 
 
-def open_searcher(corpus: Corpus, rebuild: bool = False, quiet: bool = False) -> Searcher:
+def open_searcher(corpus: Corpus, rebuild: bool = False, quiet: bool = False, warm: bool = True) -> Searcher:
     """The index, updated or built, and a searcher on it; an index that opens but does not read
-    (damaged where the manifest cannot see) is rebuilt once."""
+    (damaged where the manifest cannot see) is rebuilt once. ``warm=False`` (one search): what
+    the searcher would read ahead is read only if that search needs it."""
     from tui_reader.search.searcher import Searcher
 
     index = open_index(corpus, rebuild=rebuild, quiet=quiet)
     try:
-        return Searcher(index)
+        return Searcher(index, warm=warm)
     except IndexDamaged as exc:
         if rebuild:
             raise
         print(f"tui-reader: {clean_label(str(exc))}; rebuilding it", file=sys.stderr)
         index.close()
-        return Searcher(open_index(corpus, rebuild=True, quiet=quiet))
+        return Searcher(open_index(corpus, rebuild=True, quiet=quiet), warm=warm)
 
 
 def _resolve_id(corpus: Corpus, given: str, store: BookmarkStore | None = None) -> str:
@@ -199,14 +183,17 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
         raise UsageError("--limit must be at least 1")
     if args.time_limit is not None and args.time_limit < 0:
         raise UsageError("--time-limit must be 0 (no limit) or more")
+    from tui_reader.search.build import check
+
     seconds = TIME_LIMIT if args.time_limit is None else args.time_limit or None
-    searcher = open_searcher(corpus, quiet=args.json)
+    check.REMEMBER = True  # one search: the fast paths' verdict for this code, kept in the cache
+    searcher = open_searcher(corpus, quiet=args.json, warm=False)
     try:
         result = searcher.search(args.query, SearchMode.ENTER, args.limit, time_limit=seconds)
     except IndexDamaged as exc:
         print(f"tui-reader: {clean_label(str(exc))}; rebuilding it", file=sys.stderr)
         searcher.index.close()
-        searcher = open_searcher(corpus, rebuild=True, quiet=args.json)
+        searcher = open_searcher(corpus, rebuild=True, quiet=args.json, warm=False)
         result = searcher.search(args.query, SearchMode.ENTER, args.limit, time_limit=seconds)
     if result.notice:
         print(f"tui-reader: {clean_label(result.notice)}", file=sys.stderr)
@@ -283,34 +270,7 @@ def cmd_index(args: argparse.Namespace, corpus: Corpus) -> int:
 
 
 def cmd_bookmarks(args: argparse.Namespace, corpus: Corpus) -> int:
-    store = BookmarkStore(args.bookmarks or paths.bookmarks_file())
-    for warning in store.warnings:
-        print(f"tui-reader: warning: {warning}", file=sys.stderr)
-    if args.action == "list":
-        marks = store.all()
-        if getattr(args, "json", False):
-            print(safe_json([m.to_dict() for m in marks], indent=2))  # fields kept verbatim: escaped
-        for m in marks if not getattr(args, "json", False) else []:
-            flag = "" if m.id in corpus.index_of else "  (not in this corpus)"
-            note = f"  — {m.note}" if m.note else ""
-            print(f"{m.id}  {m.added}  {m.title}{note}{flag}")
-        return 0
-    if args.action == "add":
-        pid = _resolve_id(corpus, args.id)
-        mark = store.add(pid, corpus.titles[corpus.index_of[pid]], args.note)
-        if args.note and mark.note != args.note:
-            store.set_note(pid, args.note)
-        print(f"bookmarked {pid}  {mark.title}")
-        return 0
-    if args.action == "remove":
-        pid = _resolve_id(corpus, args.id, store)
-        if not store.remove(pid):
-            print(f"tui-reader: {pid} was not bookmarked", file=sys.stderr)
-            return 1
-        print(f"removed {pid}")
-        return 0
-    sys.stdout.write(export(store.all(), corpus.get, args.format))
-    return 0
+    return run_bookmarks(args, corpus, _resolve_id)
 
 
 def cmd_config(args: argparse.Namespace) -> int:

@@ -34,6 +34,16 @@ class CorpusLoaded(Message, bubble=False):
         super().__init__()
 
 
+class CorpusGrowing(Message, bubble=False):
+    """Papers read so far, while the files are parsed: the first ``count`` of ``corpus`` are
+    complete (it grows on in the loading thread; CorpusLoaded brings the finished one)."""
+
+    def __init__(self, corpus: Corpus, count: int) -> None:
+        self.corpus = corpus
+        self.count = count
+        super().__init__()
+
+
 class LoadFailed(Message, bubble=False):
     """A path vanished, a bookmarks folder is unreadable, ...: nothing to browse."""
 

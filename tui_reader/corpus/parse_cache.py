@@ -10,16 +10,13 @@ normalises 100 papers, not 87k.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
 import pickle
 import secrets
-import tempfile
-import threading
-from array import array
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,11 +36,15 @@ from tui_reader.corpus.formats import (
     stream_jsonl,
 )
 from tui_reader.corpus.paper import Paper
+from tui_reader.corpus.rows import CacheWriteError, Row, Rows, RowSink, reason
 
-# (id, title, abstract, authors, venue, year, url, title_generated[, extra]), as JSON decodes it;
-# extra (doi, arxiv, keywords, kind) is present only when one of them is set
-Row = tuple[Any, ...]
+__all__ = ["FileData", "Row", "Rows", "load_file", "sweep"]
+
 Meta = dict[str, Any]
+OnRows = Callable[["FileData"], None]
+
+STREAM_ROWS = 256  # rows parsed between looks at the clock, while on_rows wants batches
+STREAM_SECONDS = 0.25  # the least time between two calls of on_rows
 
 
 def _encode(paper: Paper) -> bytes:
@@ -65,50 +66,6 @@ def _encode(paper: Paper) -> bytes:
         ensure_ascii=False,
         separators=(",", ":"),
     ).encode("utf-8", "surrogatepass")
-
-
-class Rows:
-    """Encoded rows, in memory or in a file read with pread (thread-safe, no shared seek)."""
-
-    def __init__(
-        self, blobs: list[bytes] | None = None, path: Path | None = None, offsets: array[int] | None = None
-    ) -> None:
-        self._blobs = blobs
-        self._path = path
-        self._offsets = offsets
-        self._fd: int | None = None
-        self._lock = threading.Lock()
-
-    @property
-    def path(self) -> Path | None:
-        return self._path
-
-    @property
-    def offsets(self) -> array[int] | None:
-        return self._offsets
-
-    def __len__(self) -> int:
-        return len(self._blobs) if self._blobs is not None else len(self._offsets or ()) - 1
-
-    def raw(self, i: int) -> bytes:
-        if self._blobs is not None:
-            return self._blobs[i]
-        assert self._offsets is not None and self._path is not None
-        if self._fd is None:
-            with self._lock:
-                if self._fd is None:
-                    self._fd = os.open(self._path, os.O_RDONLY)
-        start, end = self._offsets[i], self._offsets[i + 1]
-        return os.pread(self._fd, end - start, start)
-
-    def get(self, i: int) -> Row:
-        return tuple(json.loads(self.raw(i)))
-
-    def close(self) -> None:
-        if self._fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(self._fd)
-            self._fd = None
 
 
 @dataclass(slots=True)
@@ -165,12 +122,19 @@ def _from_meta(path: Path, meta: Meta) -> FileData | None:
     )
 
 
-def load_file(path: Path, use_cache: bool = True, write_cache: bool = True) -> FileData:
+def load_file(
+    path: Path, use_cache: bool = True, write_cache: bool = True, on_rows: OnRows | None = None
+) -> FileData:
     """One source file, through the cache when its size and mtime are unchanged.
 
     The cache is an optimisation: if it cannot be written (a full disk, a cache folder that is a
     file), the file is read without it and ``cache_error`` says why; ``write_cache=False`` skips
-    writing altogether (the caller saw that error for an earlier file)."""
+    writing altogether (the caller saw that error for an earlier file).
+
+    While a file is parsed, ``on_rows(data)`` is called every ``STREAM_SECONDS`` or so with the
+    FileData being filled: every row it lists is readable (``data.paper(i)``), now and after.
+    If the cache fills up mid-file, the file is parsed again in memory and ``on_rows`` gets a
+    new FileData, counting from the start (the same papers in the same order)."""
     try:
         signature = file_signature(path)
     except OSError as exc:
@@ -183,13 +147,13 @@ def load_file(path: Path, use_cache: bool = True, write_cache: bool = True) -> F
         if cached:
             return cached
     previous = _from_meta(path, old) if old else None
-    sink = _RowSink(meta_path.parent if use_cache and write_cache else None)
+    sink = RowSink(meta_path.parent if use_cache and write_cache else None)
     try:
-        data = _parse(path, previous, sink)
-    except _CacheWriteError as exc:  # the cache filled up mid-file: read it again, in memory
+        data = _parse(path, previous, sink, on_rows)
+    except CacheWriteError as exc:  # the cache filled up mid-file: read it again, in memory
         sink.discard()
-        sink = _RowSink(None, error=exc.reason)
-        data = _parse(path, None, sink)
+        sink = RowSink(None, error=exc.reason)
+        data = _parse(path, None, sink, on_rows)
     except BaseException:
         sink.discard()
         raise
@@ -203,29 +167,17 @@ def load_file(path: Path, use_cache: bool = True, write_cache: bool = True) -> F
                 _store(data, meta_path, signature, old)
                 return data
             except OSError as exc:
-                data.cache_error = _reason(meta_path.parent, exc)
-        on_disk = data.rows
-        if on_disk.path is not None:  # not stored: keep the rows in memory and let the file go
-            data.rows = Rows([on_disk.raw(i) for i in range(len(on_disk))])
-            on_disk.close()
-            with contextlib.suppress(OSError):
-                on_disk.path.unlink()
+                data.cache_error = reason(meta_path.parent, exc)
+        rows = data.rows
+        if rows.path is not None and not rows.in_memory:  # not stored: keep the rows in memory
+            rows.to_memory()
+            if rows.path != sink.path:  # moved into the cache before its meta failed to write
+                with contextlib.suppress(OSError):
+                    rows.path.unlink()
         sink.discard()
         return data
     finally:
         sink.release()
-
-
-def _reason(folder: Path, exc: OSError) -> str:
-    return f"{shown(exc.filename or folder)}: {exc.strerror or exc}"
-
-
-class _CacheWriteError(Exception):
-    """Writing a parse-cache rows file failed (not reading the source: that is a warning)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 def sweep(folder: Path | None = None) -> list[Path]:
@@ -250,67 +202,9 @@ def sweep(folder: Path | None = None) -> list[Path]:
     return removed
 
 
-class _RowSink:
-    """Encoded rows go straight to a temp file in the cache as they are made (so a first parse of
-    87k papers does not hold them all in memory); in memory if the cache cannot be written. The
-    temp file is flock-ed until released, so ``sweep`` never removes a live one."""
-
-    def __init__(self, folder: Path | None, error: str = "") -> None:
-        self.blobs: list[bytes] = []
-        self.offsets = array("Q", [0])
-        self.fh = None
-        self.path: Path | None = None
-        self.error = error
-        self.folder = folder or Path(".")
-        if folder is not None:
-            try:
-                folder.mkdir(parents=True, exist_ok=True)
-                fd, name = tempfile.mkstemp(prefix=".parse-", suffix=".rows", dir=folder)
-                self.fh, self.path = os.fdopen(fd, "wb"), Path(name)
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError as exc:
-                self.error = _reason(folder, exc)
-                self.discard()
-
-    def add(self, blob: bytes) -> None:
-        if self.fh is None:
-            self.blobs.append(blob)
-            return
-        try:
-            self.fh.write(blob)
-            self.fh.write(b"\n")
-        except OSError as exc:
-            raise _CacheWriteError(_reason(self.folder, exc)) from exc
-        self.offsets.append(self.offsets[-1] + len(blob) + 1)
-
-    def finish(self) -> Rows:
-        if self.fh is None:
-            return Rows(self.blobs)
-        try:
-            self.fh.flush()
-            os.fsync(self.fh.fileno())
-        except OSError as exc:
-            raise _CacheWriteError(_reason(self.folder, exc)) from exc
-        return Rows(path=self.path, offsets=self.offsets)
-
-    def release(self) -> None:
-        """Close the temp file (and with it the lock) once it has been moved or discarded."""
-        if self.fh is not None:
-            with contextlib.suppress(OSError):  # a failed flush of a file we no longer need
-                self.fh.close()
-            self.fh = None
-
-    def discard(self) -> None:
-        self.release()
-        if self.path is not None:
-            with contextlib.suppress(OSError):
-                self.path.unlink()
-            self.path = None
-
-
-def _parse(path: Path, previous: FileData | None, sink: _RowSink) -> FileData:
+def _parse(path: Path, previous: FileData | None, sink: RowSink, on_rows: OnRows | None = None) -> FileData:
     warnings: list[str] = []
-    data = FileData(path, [], [], bytearray(), Rows([]), warnings)
+    data = FileData(path, [], [], bytearray(), sink.rows, warnings)
     if is_jsonl(path):
         stream: Iterable[Record] = stream_jsonl(path, warnings)
     else:
@@ -328,6 +222,8 @@ def _parse(path: Path, previous: FileData | None, sink: _RowSink) -> FileData:
     keys: list[bytes] = []
     skipped = 0
     failed: list[str] = []
+    look_at = STREAM_ROWS  # rows parsed when the clock is next read
+    told = -STREAM_SECONDS  # when on_rows was last called
     for n, (key, payload) in enumerate(stream, 1):
         j = reuse.get(key)
         if j is not None and previous is not None:
@@ -350,6 +246,13 @@ def _parse(path: Path, previous: FileData | None, sink: _RowSink) -> FileData:
             data.titles.append(paper.title)
             data.generated.append(paper.title_generated)
         keys.append(key)
+        if on_rows is not None and len(keys) >= look_at:
+            look_at = len(keys) + STREAM_ROWS
+            now = time.monotonic()
+            if now - told >= STREAM_SECONDS:
+                told = now
+                sink.flush()
+                on_rows(data)
     if failed:
         shown_failures = "; ".join(failed[:3]) + (" ..." if len(failed) > 3 else "")
         warnings.append(
@@ -360,7 +263,7 @@ def _parse(path: Path, previous: FileData | None, sink: _RowSink) -> FileData:
     if not data.ids and not warnings:
         empty = is_jsonl(path) and not any(data.ids) and not keys and skipped == 0
         warnings.append(f"{shown(path)}: file is empty" if empty else f"{shown(path)}: no papers found")
-    data.rows = sink.finish()
+    data.rows = sink.finish()  # the same Rows as all along, every row written
     data.keys = b"".join(keys)
     return data
 
@@ -379,8 +282,8 @@ def _store(data: FileData, meta_path: Path, signature: tuple[int, int], old: Met
     rows_path = meta_path.with_name(rows_name)
     assert data.rows.path is not None and data.rows.offsets is not None  # streamed to a temp file
     os.replace(data.rows.path, rows_path)  # move it into place (the sink still holds its lock)
+    data.rows.moved(rows_path)  # the same object: a reader holding it reads on
     offsets = data.rows.offsets
-    data.rows = Rows(path=rows_path, offsets=offsets)
     meta = {
         "version": LOADER_VERSION,
         "path": str(data.path),

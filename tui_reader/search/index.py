@@ -33,8 +33,18 @@ from tui_reader.errors import CacheUnusable, IndexBusy, IndexDamaged
 from tui_reader.search import leftovers
 from tui_reader.search.build import BulkBuild, BulkFailed, BulkUnsupported
 from tui_reader.search.schema import SCHEMA_VERSION, document, make_schema
+from tui_reader.search.storage import MappedStorage
 
 Progress = Callable[[int, int, str], None]
+MANIFEST_LAYOUT = 2  # "docs" written last
+
+
+def _json_object(raw: bytes) -> dict | None:
+    try:
+        data = json.loads(raw)
+    except ValueError:  # "docs" was not last (an older manifest, or an id named docs)
+        return None
+    return data if isinstance(data, dict) else None
 
 
 @dataclass(slots=True)
@@ -121,9 +131,17 @@ class SearchIndex:
     def manifest_path(self) -> Path:
         return self.dir / "manifest.json"
 
-    def _manifest(self) -> dict | None:
+    def _manifest(self, docs: bool = False) -> dict | None:
+        """The manifest; without ``docs`` (every paper's signature, 3 MB at 87k papers) unless
+        asked for: status() needs the rest, which a manifest of layout 2 writes before them."""
         try:
-            data = json.loads(self.manifest_path.read_text("utf-8"))
+            raw = self.manifest_path.read_bytes()
+            if not docs:
+                cut = raw.rfind(b',"docs":')
+                head = _json_object(raw[:cut] + b"}") if cut > 0 else None
+                if head is not None and head.get("layout") == MANIFEST_LAYOUT:
+                    return head
+            data = json.loads(raw)
             return data if isinstance(data, dict) else None
         except (OSError, ValueError):
             return None
@@ -133,9 +151,10 @@ class SearchIndex:
         manifest = {
             **_versions(),
             "files": self.corpus.file_signatures(),
-            "docs": docs,
             "roots": [str(r) for r in self.corpus.roots],
             "index_files": _index_files(folder),
+            "layout": MANIFEST_LAYOUT,
+            "docs": docs,  # last: status() reads what comes before
         }
         atomic_write_bytes(folder / "manifest.json", json.dumps(manifest, separators=(",", ":")).encode())
 
@@ -284,7 +303,7 @@ class SearchIndex:
 
     def _update(self, progress: Progress | None) -> UpdateReport:
         corpus = self.corpus
-        manifest = self._manifest() or {}
+        manifest = self._manifest(docs=True) or {}
         old: dict[str, str] = manifest.get("docs") or {}
         new = {corpus.ids[i]: _doc_sig(corpus, i) for i in range(len(corpus))}
         removed = [pid for pid in old if pid not in new]
@@ -312,8 +331,8 @@ class SearchIndex:
         """The open index; IndexDamaged when Whoosh cannot open its files (the caller rebuilds)."""
         with self.lock:
             if self._ix is None:
-                try:
-                    self._ix = whoosh.index.open_dir(str(self.dir))
+                try:  # mapped, not copied into memory (storage.py)
+                    self._ix = MappedStorage(str(self.dir)).open_index()
                 except Exception as exc:
                     raise IndexDamaged(f"the search index is damaged: it does not open ({exc!r})") from exc
             return self._ix

@@ -26,7 +26,7 @@ from whoosh.reading import IndexReader
 from whoosh.searching import Searcher as WhooshSearcher
 
 from tui_reader.errors import IndexDamaged
-from tui_reader.search import caps, querytext, stop, subsets, w3
+from tui_reader.search import ahead, caps, querytext, stop, subsets, w3
 from tui_reader.search.completion import Completer
 from tui_reader.search.highlight import match_spans, snippet
 from tui_reader.search.index import SearchIndex
@@ -91,22 +91,36 @@ class Searcher:
     stop early, say so (``partial``, and a count that is a lower bound).
     """
 
-    def __init__(self, index: SearchIndex, small_corpus: int | None = None) -> None:
+    def __init__(self, index: SearchIndex, small_corpus: int | None = None, *, warm: bool = True) -> None:
+        """``warm`` (the reader's index worker): read the completion vocabulary (which also
+        finds word lists that do not read), run the fast paths' self-check and load what the
+        first search would load (``warm()``), so the first search costs what the next ones do.
+        Without it (a one-shot command line search) each is read when first needed."""
         self.index = index
         self.corpus = index.corpus
         self._cache: OrderedDict[tuple[object, ...], SearchResult] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._latest = 0  # the newest search's number: an older one stops at its next check
+        self.completer: Completer = ahead.LazyCompleter(index, small_corpus)
         try:
-            with self.index.searcher() as searcher:
-                self.completer = Completer(searcher.reader(), small_corpus)
             schema = index.index().schema
         except IndexDamaged:
             raise
-        except Exception as exc:  # the files open but do not read (a vocabulary cut by bad bytes)
+        except Exception as exc:  # the files open but do not read
             raise IndexDamaged(f"the search index is damaged ({exc!r})") from exc
-        w3.status()  # the seam's self-check, here (an index worker) rather than in the first search
         self.reading = QueryReader(schema, self.completer)
+        if warm:
+            self.warm()
+
+    def warm(self) -> None:
+        """Read now what the first search would (see ahead.py); IndexDamaged for files that do
+        not read."""
+        try:
+            ahead.read_ahead(self.index, self.completer)
+        except IndexDamaged:
+            raise
+        except Exception as exc:
+            raise IndexDamaged(f"the search index is damaged ({exc!r})") from exc
 
     def invalidate(self) -> None:
         """Forget cached results (the bench calls this; an index update does too)."""

@@ -25,7 +25,7 @@ from operator import itemgetter, methodcaller
 from typing import Any
 
 import whoosh
-from whoosh import formats, scoring
+from whoosh import columns, formats, scoring
 from whoosh.codec import whoosh3
 from whoosh.matching.wrappers import FilterMatcher
 from whoosh.system import pack_int, pack_long, pack_ushort, unpack_int, unpack_long
@@ -150,7 +150,7 @@ def doc_lengths(reader: Any, fieldname: str) -> list[int]:
     for docnums 0..doc_count_all() (one more than there are)."""
     count = reader.doc_count_all()
     column = reader._perdoc._cached_reader(f"_{fieldname}_len", whoosh3.LENGTHS_COLUMN)
-    raw = column.load() if column is not None else bytes(count)
+    raw = _length_bytes(column) if column is not None else bytes(count)
     lengths = [_LENGTH[x] for x in raw]
     return lengths + [1] * (count + 1 - len(lengths))
 
@@ -161,8 +161,25 @@ def with_field(reader: Any, fieldname: str) -> list[int] | None:
     if not reader.schema[fieldname].scorable:
         return None
     column = reader._perdoc._cached_reader(f"_{fieldname}_len", whoosh3.LENGTHS_COLUMN)
-    raw = column.load() if column is not None else b""
+    raw = _length_bytes(column) if column is not None else b""
     return list(compress(range(len(raw)), raw))
+
+
+def _length_bytes(column: Any) -> bytes | Any:
+    """A lengths column's bytes, one per document, as ``column.load()`` gives them (0 past the
+    last one written), read in one slice: ``load()`` makes three Python calls per document
+    (0.12 s per field at 87k papers, the whole cost of the first search after opening)."""
+    plain = (
+        type(column) is columns.NumericColumn.Reader
+        and column._typecode == "B"
+        and column._fixedlen == 1
+        and hasattr(column._dbfile, "get")
+    )
+    if not plain:
+        return column.load()
+    count = column._doccount
+    raw = column._dbfile.get(column._basepos, min(column._count, count))
+    return raw + bytes(count - len(raw))
 
 
 class Capped:

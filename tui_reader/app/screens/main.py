@@ -17,12 +17,15 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.geometry import Size
+from textual.reactive import var
 from textual.widgets import Footer
 from textual.worker import get_current_worker
 
 from tui_reader import paths as app_paths
 from tui_reader.app.commands import screen_bindings
 from tui_reader.app.messages import (
+    CorpusGrowing,
     CorpusLoaded,
     IndexDamagedFound,
     IndexFailed,
@@ -59,13 +62,22 @@ class IndexCancelled(Exception):
     pass
 
 
+class LoadCancelled(Exception):
+    """The screen is closing while the files are read: stop reading (no temp file is left)."""
+
+
 class MainScreen(PaperActions):
     BINDINGS = screen_bindings()
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     AUTO_FOCUS = "PaperList"
 
+    loaded: var[int] = var(0, init=False)
+    """Papers read so far while the files are parsed, for the status line (0: not reading)."""
+
     def __init__(self, paths: Sequence[str], bookmarks_path: Path, config: Config | None = None) -> None:
         super().__init__()
+        self._growing: Corpus | None = None  # the collection as read so far, until CorpusLoaded
+        self._browsed = False  # the cursor moved while the files were read: it stays where it is
         self.paths = list(paths)
         self.bookmarks_path = bookmarks_path
         self.config = config or self.config
@@ -89,6 +101,7 @@ class MainScreen(PaperActions):
             ReaderState.new,
             ReaderState.index_state,
             ReaderState.shown,
+            MainScreen.loaded,
         )
         yield Footer()
 
@@ -99,13 +112,35 @@ class MainScreen(PaperActions):
 
     @work(thread=True, exclusive=True, group="load")
     def load(self) -> None:
+        """Read the files; the papers read so far are listed (and readable) as they come."""
+        worker = get_current_worker()
+
+        def growing(corpus: Corpus, count: int) -> None:
+            if worker.is_cancelled:
+                raise LoadCancelled
+            self.post_message(CorpusGrowing(corpus, count))
+
         try:
-            corpus = load_corpus(self.paths)
+            corpus = load_corpus(self.paths, on_batch=growing)
             data = open_user_data(app_paths.data_dir(), self.bookmarks_path, corpus)
+        except LoadCancelled:
+            return
         except Exception as exc:  # a vanished path, an unreadable bookmarks folder, ...
             self.post_message(LoadFailed(exc))
             return
         self.post_message(CorpusLoaded(corpus, data))
+
+    @on(CorpusGrowing)
+    def _corpus_growing(self, event: CorpusGrowing) -> None:
+        """More papers read: the list grows under the cursor, which stays where it is."""
+        if self.corpus is not None or event.count < self.loaded:
+            return  # the whole collection is in, or this is an older count
+        papers, corpus = self.papers, event.corpus
+        self._growing = corpus
+        self.loaded = event.count
+        papers.titles, papers.ids = corpus.titles, corpus.ids
+        if not _grow_list(papers, event.count):
+            papers.set_rows(range(event.count))  # the first papers: the cursor on the first
 
     @on(LoadFailed)
     def _load_failed(self, event: LoadFailed) -> None:
@@ -122,11 +157,17 @@ class MainScreen(PaperActions):
         for warning in [*corpus.warnings, *data.warnings]:
             self.notify(warning, title="Problem with a file", severity="warning", timeout=12)
         self.restore(data)  # view, order, stores (session.py)
+        growing, row = self._growing, self.highlighted
+        if self._browsed and growing is not None and row is not None:
+            self._restore_paper = growing.ids[row]  # where the reader went, not the last session's paper
+        if growing is not None and growing is not corpus:  # a file failed midway: its rows are gone
+            self.papers.set_rows(())
         self.visit_of = data.arrivals.visit_of
         self.bookmarks = tuple(data.bookmarks.all())
         self.new = data.arrivals.new
         self.read = data.read.ids()
         self.corpus = corpus
+        self._growing, self.loaded = None, 0
         self.order_collection()
         self.resume_query(data.restored.query)
         self.prepare_index(corpus)
@@ -220,6 +261,7 @@ class MainScreen(PaperActions):
             papers.titles, papers.ids = corpus.titles, corpus.ids
             self._count_unread()
         self.show_view()
+        self.highlighted = self.papers.highlighted_row  # the paper read while loading, if any
 
     def watch_result(self) -> None:
         if self.result is None:
@@ -254,6 +296,8 @@ class MainScreen(PaperActions):
 
     @on(PaperList.PaperHighlighted)
     def _highlighted(self, event: PaperList.PaperHighlighted) -> None:
+        if self._growing is not None and event.row not in (None, 0):
+            self._browsed = True
         self.highlighted = event.row
 
     @on(PaperList.PaperSelected)
@@ -285,7 +329,8 @@ class MainScreen(PaperActions):
         if keep is None and self.keep_cursor:
             keep = papers.highlighted_row
         snippets = bool(self.result and self.result.terms)
-        papers.set_rows(rows, snippets=snippets, keep=keep)
+        if snippets or keep is None or not _grow_list(papers, rows, keep):  # grown: the scroll stays
+            papers.set_rows(rows, snippets=snippets, keep=keep)
         self.shown = len(rows)
         self.session_changed()
 
@@ -302,7 +347,7 @@ class MainScreen(PaperActions):
         return "No papers in this corpus."
 
     def show_detail(self) -> None:
-        row, corpus = self.highlighted, self.corpus
+        row, corpus = self.highlighted, self.corpus or self._growing
         if corpus is None or row is None:
             self.detail.show_message(self.papers.empty_text if corpus else "Loading…")
             return
@@ -315,6 +360,27 @@ class MainScreen(PaperActions):
             read_at = (self.read_store.when(paper.id) if self.read_store else None) or "now"
         state = ReadingState(paper.id in self.new, read_at)
         self.detail.show(paper_content(paper, bookmark, _spans(title, terms), _spans(abstract, terms), state))
+
+
+def _grow_list(papers: PaperList, rows: int | Sequence[int], keep: int | None = None) -> bool:
+    """Show the collection's first ``rows`` papers (a count, or ``range(count)``) by growing
+    the list, when it shows the first ones already in that order, one line each: the cursor
+    and the scroll stay (and move to ``keep``, if given). False: the list must be set anew."""
+    if isinstance(rows, int):
+        rows = range(rows)
+    now = papers.rows
+    if not isinstance(rows, range) or not isinstance(now, range):
+        return False
+    if not (rows.step == now.step == 1 and rows.start == now.start == 0 and len(now) <= len(rows)):
+        return False
+    if papers.virtual_size.height != len(now) or not now:  # two lines a paper, or nothing yet
+        return False
+    papers.rows = rows
+    papers.virtual_size = Size(papers.virtual_size.width, len(rows))
+    papers.refresh()
+    if keep is not None and keep != papers.highlighted_row:
+        papers.move_to_row(keep)
+    return True
 
 
 def _spans(text: str, terms: frozenset[str]) -> list[tuple[int, int]]:

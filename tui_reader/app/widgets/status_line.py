@@ -42,6 +42,8 @@ class StatusLine(Widget):
     new: reactive[frozenset[str]] = reactive(frozenset())
     index_state: reactive[str] = reactive("loading")
     shown: reactive[int] = reactive(0)
+    loaded: reactive[int] = reactive(0)
+    """Papers read so far while the files are parsed (0: not reading)."""
 
     def render(self) -> Content:
         return self.content
@@ -51,7 +53,9 @@ class StatusLine(Widget):
         """The line as it is drawn (tests read it here)."""
         parts: list[Content] = []
         corpus, result = self.corpus, self.result
-        if corpus is None:
+        if corpus is None and self.loaded:
+            parts.append(Content(f"Reading papers… {self.loaded:,}"))
+        elif corpus is None:
             parts.append(Content("Loading…" if self.index_state == "loading" else "No collection open"))
         else:
             if result is not None:

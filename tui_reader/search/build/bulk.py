@@ -82,6 +82,7 @@ class BulkBuild:
         self._chunks: list[list[tuple[int, Doc]]] = [[] for _ in self.plan.ranges]
         self._fed = 0
         self._added = 0
+        self._written = 0  # papers whose range a worker has written
         self._children: list[transport.Child] = []
         self._messages: queue.Queue[Any] = queue.Queue()
         self._local: Gatherer | None = None  # in-process: the range being gathered
@@ -137,11 +138,9 @@ class BulkBuild:
             return None
         if msg[0] == "added":
             self._added += msg[1]
-            if self.progress:
-                self.progress(self._added, self.total, "indexing")
-        elif msg[0] == "written":
-            if self.progress:
-                self.progress(msg[1], msg[2], "writing the index")
+            self._tell_indexing()
+        elif msg[0] == "written":  # a range's postings being written: counted once it is done
+            pass
         elif msg[0] == "lengths":
             self._lengths[msg[1]] = (msg[2], msg[3])
             while self._per_doc_done in self._lengths:  # per-document data goes in docnum order
@@ -149,6 +148,8 @@ class BulkBuild:
                 self._write_per_doc(self._per_doc_done, count, part_lengths)
         elif msg[0] == "done":
             self._done.add(msg[1])
+            self._written += next(hi - lo for lo, hi in self.plan.ranges if lo == msg[1])
+            self._tell_indexing()
         elif msg[0] == "error":
             raise BulkFailed(f"an indexing process failed:\n{msg[1]}")
         elif msg[0] == "exit" and any(
@@ -156,6 +157,13 @@ class BulkBuild:
         ):
             raise BulkFailed(f"an indexing process stopped: {self._children[msg[1]].error()}")
         return msg
+
+    def _tell_indexing(self) -> None:
+        """One rising figure for the workers' part: each paper counts once analysed and once
+        written (ranges are written while others are still analysed, so two phases would
+        take turns on the status line)."""
+        if self.progress:
+            self.progress(self._added + self._written, 2 * self.total, "indexing")
 
     # -- finishing ----------------------------------------------------------------------------
     def finish(self) -> None:

@@ -1,0 +1,182 @@
+"""A file's encoded rows (one JSON row per paper), and the sink a parse writes them to.
+
+The rows of a file being parsed are readable while it is parsed: the reader lists papers and
+shows their abstracts as they arrive (corpus.load_corpus streams them). The sink's ``rows`` is
+that live view, and stays the file's ``Rows`` once the parse is done: the same object, whether
+its file is then moved into the cache (``moved``) or kept in memory (``to_memory``), so a reader
+holding it never reads a closed or reused descriptor.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import tempfile
+import threading
+from array import array
+from pathlib import Path
+from typing import Any
+
+from tui_reader.corpus.formats import shown
+
+# (id, title, abstract, authors, venue, year, url, title_generated[, extra]), as JSON decodes it;
+# extra (doi, arxiv, keywords, kind) is present only when one of them is set
+Row = tuple[Any, ...]
+
+
+class Rows:
+    """Encoded rows, in memory or in a file read with pread (thread-safe, no shared seek)."""
+
+    def __init__(
+        self, blobs: list[bytes] | None = None, path: Path | None = None, offsets: array[int] | None = None
+    ) -> None:
+        self._blobs = blobs
+        self._path = path
+        self._offsets = offsets
+        self._fd: int | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def path(self) -> Path | None:
+        return self._path
+
+    @property
+    def offsets(self) -> array[int] | None:
+        return self._offsets
+
+    @property
+    def in_memory(self) -> bool:
+        return self._blobs is not None
+
+    def __len__(self) -> int:
+        return len(self._blobs) if self._blobs is not None else len(self._offsets or ()) - 1
+
+    def open(self) -> None:
+        """Open the file now (a file being written may be renamed or removed while it is read)."""
+        if self._fd is None and self._blobs is None and self._path is not None:
+            with self._lock:
+                if self._fd is None:
+                    self._fd = os.open(self._path, os.O_RDONLY)
+
+    def raw(self, i: int) -> bytes:
+        blobs = self._blobs
+        if blobs is not None:
+            return blobs[i]
+        assert self._offsets is not None and self._path is not None
+        self.open()
+        assert self._fd is not None
+        start, end = self._offsets[i], self._offsets[i + 1]
+        return os.pread(self._fd, end - start, start)
+
+    def get(self, i: int) -> Row:
+        return tuple(json.loads(self.raw(i)))
+
+    def moved(self, path: Path) -> None:
+        """The file was renamed (into the cache): an open descriptor reads on, a new one opens
+        the new name."""
+        self._path = path
+
+    def to_memory(self, count: int | None = None) -> None:
+        """Keep the first ``count`` rows (all) in memory; the file may then go. The descriptor
+        stays open until ``close`` (a thread may be reading through it this moment)."""
+        n = len(self) if count is None else count
+        if self._blobs is None:
+            self._blobs = [self.raw(i) for i in range(n)]
+        else:
+            del self._blobs[n:]
+
+    def close(self) -> None:
+        fd = getattr(self, "_fd", None)
+        if fd is not None:
+            self._fd = None
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def reason(folder: Path, exc: OSError) -> str:
+    return f"{shown(exc.filename or folder)}: {exc.strerror or exc}"
+
+
+class CacheWriteError(Exception):
+    """Writing a parse-cache rows file failed (not reading the source: that is a warning)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class RowSink:
+    """Encoded rows go straight to a temp file in the cache as they are made (so a first parse of
+    87k papers does not hold them all in memory); in memory if the cache cannot be written. The
+    temp file is flock-ed until released, so ``sweep`` never removes a live one. ``rows`` reads
+    every row added before the last ``flush``."""
+
+    def __init__(self, folder: Path | None, error: str = "") -> None:
+        self.blobs: list[bytes] = []
+        self.offsets = array("Q", [0])
+        self.fh: Any = None
+        self.path: Path | None = None
+        self.error = error
+        self.folder = folder or Path(".")
+        if folder is not None:
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                fd, name = tempfile.mkstemp(prefix=".parse-", suffix=".rows", dir=folder)
+                self.fh, self.path = os.fdopen(fd, "wb"), Path(name)
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self.rows = Rows(path=self.path, offsets=self.offsets)
+                self.rows.open()
+                return
+            except OSError as exc:
+                self.error = reason(folder, exc)
+                self.discard()
+        self.rows = Rows(self.blobs)
+
+    def add(self, blob: bytes) -> None:
+        if self.fh is None:
+            self.blobs.append(blob)
+            return
+        try:
+            self.fh.write(blob)
+            self.fh.write(b"\n")
+        except OSError as exc:
+            raise CacheWriteError(reason(self.folder, exc)) from exc
+        self.offsets.append(self.offsets[-1] + len(blob) + 1)
+
+    def flush(self) -> None:
+        """Make the rows added so far readable through ``rows``."""
+        if self.fh is not None:
+            try:
+                self.fh.flush()
+            except OSError as exc:
+                raise CacheWriteError(reason(self.folder, exc)) from exc
+
+    def finish(self) -> Rows:
+        if self.fh is not None:
+            try:
+                self.fh.flush()
+                os.fsync(self.fh.fileno())
+            except OSError as exc:
+                raise CacheWriteError(reason(self.folder, exc)) from exc
+        return self.rows
+
+    def release(self) -> None:
+        """Close the temp file (and with it the lock) once it has been moved or discarded."""
+        if self.fh is not None:
+            with contextlib.suppress(OSError):  # a failed flush of a file we no longer need
+                self.fh.close()
+            self.fh = None
+
+    def discard(self) -> None:
+        """Remove the temp file (rows read through ``rows`` so far stay readable: its
+        descriptor is open)."""
+        self.release()
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+            self.path = None
