@@ -495,3 +495,24 @@ def test_config_with_mistakes_names_their_lines(
     assert data["theme"] == "nord" and data["read_delay"] == 1.5
     assert data["keys"]["open_link"] == "O" and data["keys"]["similar"] == "s"
     assert "# Open the paper's link" in result.stdout and '(default "o")' in result.stdout
+
+
+@pytest.mark.usefixtures("warm")
+def test_search_filters_by_the_users_tags_and_bookmarks(
+    cwd: Path, tmp_path: Path, seed_corpus: Corpus
+) -> None:
+    store = str(tmp_path / "marks.json")
+    graph = [p.id for p in seed_corpus if "graph" in p.abstract.lower()]  # papers the query matches
+    ok(run_cli("bookmarks", "tag", graph[0], "survey", "--bookmarks", store, cwd=cwd))
+    ok(run_cli("bookmarks", "add", graph[1], "--bookmarks", store, cwd=cwd))
+    tagged, marked, unused = run_cli_many(
+        ("search", 'graph tag:"SURVEY"', "--json", "--bookmarks", store),
+        ("search", "graph is:bookmarked", "--json", "--bookmarks", store),
+        ("search", "graph tag:nosuch", "--json", "--bookmarks", store),
+        cwd=cwd,
+    )
+    for result in (tagged, marked, unused):
+        ok(result)
+    assert [h["id"] for h in json.loads(tagged.stdout)["hits"]] == [graph[0]]
+    assert {h["id"] for h in json.loads(marked.stdout)["hits"]} == {graph[0], graph[1]}
+    assert json.loads(unused.stdout)["total"] == 0 and "no paper is tagged 'nosuch'" in unused.stderr

@@ -176,6 +176,25 @@ def cmd_list(args: argparse.Namespace, corpus: Corpus) -> int:
     return 0
 
 
+def _filter_sets(args: argparse.Namespace) -> dict[str, frozenset[str]] | None:
+    """The user's own sets for ``is:`` and ``tag:`` filters, as the reader gives them (read only
+    when the query has one). ``is:new`` is about the reader's visits: not known here, and said."""
+    from tui_reader.library.reading import ReadStore
+    from tui_reader.search import querytext
+
+    if not querytext.split_filters(args.query)[1]:
+        return None
+    marks = BookmarkStore(args.bookmarks or paths.bookmarks_file()).all()
+    read = ReadStore(paths.data_dir() / "read.json")
+    for warning in read.warnings:
+        print(f"tui-reader: {clean_label(warning)}", file=sys.stderr)
+    return {
+        "read": read.ids(),
+        "bookmarked": frozenset(m.id for m in marks),
+        **querytext.tag_sets((m.id, m.tags) for m in marks),
+    }
+
+
 def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
     from tui_reader.search.searcher import TIME_LIMIT, SearchMode, snippet
 
@@ -187,14 +206,15 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
 
     seconds = TIME_LIMIT if args.time_limit is None else args.time_limit or None
     check.REMEMBER = True  # one search: the fast paths' verdict for this code, kept in the cache
+    sets = _filter_sets(args)
     searcher = open_searcher(corpus, quiet=args.json, warm=False)
     try:
-        result = searcher.search(args.query, SearchMode.ENTER, args.limit, time_limit=seconds)
+        result = searcher.search(args.query, SearchMode.ENTER, args.limit, time_limit=seconds, sets=sets)
     except IndexDamaged as exc:
         print(f"tui-reader: {clean_label(str(exc))}; rebuilding it", file=sys.stderr)
         searcher.index.close()
         searcher = open_searcher(corpus, rebuild=True, quiet=args.json, warm=False)
-        result = searcher.search(args.query, SearchMode.ENTER, args.limit, time_limit=seconds)
+        result = searcher.search(args.query, SearchMode.ENTER, args.limit, time_limit=seconds, sets=sets)
     if result.notice:
         print(f"tui-reader: {clean_label(result.notice)}", file=sys.stderr)
     hits: list[dict[str, object]] = []

@@ -228,6 +228,15 @@ def test_no_suggestion_for_good_or_hopeless_queries(seed_searcher: Searcher) -> 
     assert seed_searcher.search("lerning", SearchMode.TYPING).suggestion is None
 
 
+@pytest.mark.parametrize(
+    "query", ["doi:10.5555/goedel.2019", "arxiv:hep-th/9901001", 'tag:"lerning"', "is:unread"]
+)
+def test_identifiers_are_never_spelled(seed_searcher: Searcher, query: str) -> None:
+    assert seed_searcher.search(query).suggestion is None
+    # accepting the suggestion (ctrl+y) keeps the filters and identifiers as typed
+    assert seed_searcher.search(f"lerning {query}").suggestion == f"learning {query}"
+
+
 # -- snippets -----------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "query",

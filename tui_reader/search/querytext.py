@@ -9,6 +9,7 @@ every character's offset, so the parser's ``endchar`` still points at the word b
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 OPERATORS = frozenset({"and", "or", "not", "to"})
 FIELD = re.compile(r"(?<![\w\"])(\w+):(\S?)")
@@ -97,6 +98,20 @@ def plain_words(text: str, fields: frozenset[str] = frozenset()) -> str:
 def tag_set(name: str) -> str:
     """The name of a tag's set of papers, as split_filters asks for it and the reader provides it."""
     return TAG + " ".join(name.split()).casefold()
+
+
+def tag_sets(marks: Iterable[tuple[str, Iterable[str]]]) -> dict[str, frozenset[str]]:
+    """``tagged`` (papers carrying any tag) and one set per tag, named as ``tag:name`` asks, from
+    (paper id, its tags) pairs: the reader and the command line give the searcher the same sets."""
+    tagged: dict[str, set[str]] = {}
+    anything: set[str] = set()
+    for pid, tags in marks:
+        for tag in tags:
+            tagged.setdefault(tag_set(tag), set()).add(pid)
+            anything.add(pid)
+    sets = {name: frozenset(ids) for name, ids in tagged.items()}
+    sets["tagged"] = frozenset(anything)
+    return sets
 
 
 def split_filters(text: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:

@@ -148,7 +148,8 @@ class Searcher:
         """Search ``text`` the way ``mode`` says; the first ``limit`` hits, best first. It stops
         after ``time_limit`` seconds (default: TIME_LIMIT, TYPING_TIME_LIMIT while typing; None:
         never) or when a newer search begins, and then says so (``stopped``). ``is:read``,
-        ``is:unread``, ``is:bookmarked`` and ``is:new`` in the text filter by ``sets``."""
+        ``is:unread``, ``is:bookmarked``, ``is:new``, ``is:tagged`` and ``tag:name`` in the text
+        filter by ``sets``."""
         deadline = self._begin(TYPING_TIME_LIMIT if mode is SearchMode.TYPING else TIME_LIMIT, time_limit)
         text = text.strip("\n")
         key = (text, mode, limit, subsets.key(sets))
@@ -260,6 +261,7 @@ class Searcher:
     ) -> None:
         typeahead = mode is not SearchMode.ENTER
         reader = s.reader()
+        typed = text  # "did you mean" keeps the filters, so accepting it keeps them too
         text, wanted, unknown = querytext.split_filters(text)
         if typeahead:
             # a filter being typed (is:unr) is not yet unknown
@@ -288,7 +290,7 @@ class Searcher:
         result.notice = _joined(result.notice or w3.take_notice(), caps.was_cut(q))
         result.terms = _highlight_terms(q, reader)
         if result.total < 3 and not typeahead:
-            result.suggestion = suggest(text, s, self.completer, self.corpus)
+            result.suggestion = suggest(typed, s, self.completer, self.corpus)
 
     def _whoosh(
         self,

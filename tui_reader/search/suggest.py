@@ -15,6 +15,8 @@ from tui_reader.search.highlight import fold, match_spans, stem
 from tui_reader.search.schema import DEFAULT_FIELD
 
 _WORD = re.compile(r"(?<![:\w~*])([^\W\d_][\w-]{2,})(?![\w:~*])")
+# Identifiers are matched whole, not spelled: "doi:10.5555/goedel.2019" has no word to correct.
+_VERBATIM = re.compile(r"(?<![\w\"])(?:doi|arxiv|kind|type|tag|is):(?:\"[^\"]*\"|\S+)", re.IGNORECASE)
 
 
 def suggest(text: str, s: WhooshSearcher, completer: Completer, corpus: Corpus) -> str | None:
@@ -28,9 +30,13 @@ def suggest(text: str, s: WhooshSearcher, completer: Completer, corpus: Corpus) 
     changed = False
     tried = 0
 
+    verbatim = [m.span() for m in _VERBATIM.finditer(text)]
+
     def fix(m: re.Match[str]) -> str:
         nonlocal changed, tried
         word = m.group(1)
+        if any(a <= m.start() < b for a, b in verbatim):
+            return word
         if word.lower() in querytext.OPERATORS or len(word) > caps.MAX_SUGGESTED_CHARS:
             return word
         if tried >= caps.MAX_SUGGESTED_WORDS or stop.passed():

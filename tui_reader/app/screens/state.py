@@ -24,8 +24,8 @@ from tui_reader.app.widgets.paper_list import PaperList
 from tui_reader.app.widgets.search_bar import SearchBar
 from tui_reader.corpus.text import clean_label, clean_text
 from tui_reader.library.config import Config
+from tui_reader.search import querytext
 from tui_reader.search.modes import SearchMode
-from tui_reader.search.querytext import tag_set
 
 NOTICE_LIMIT = 600  # characters of a notice (an exception may carry a whole traceback)
 
@@ -166,14 +166,8 @@ class ReaderState(Screen[None]):
 
 
 def tag_sets(bookmarks: Sequence[Bookmark]) -> dict[str, frozenset[str]]:
-    """``tagged`` (papers carrying any tag) and one set per tag, named as ``tag:name`` asks."""
-    tagged: dict[str, set[str]] = {}
-    for mark in bookmarks:
-        for tag in mark.tags:
-            tagged.setdefault(tag_set(tag), set()).add(mark.id)
-    sets = {name: frozenset(ids) for name, ids in tagged.items()}
-    sets["tagged"] = frozenset(b.id for b in bookmarks if b.tags)
-    return sets
+    """``tagged`` and one set per tag (search/subsets.py names them as ``tag:name`` asks)."""
+    return querytext.tag_sets((b.id, b.tags) for b in bookmarks)
 
 
 def sentence(text: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tui_reader.corpus.formats import bibtex, csljson, jsonfmt, ris, seedtext
+from tui_reader.corpus.formats import jsonfmt, seedtext
 from tui_reader.corpus.formats.common import (
     LOADER_VERSION,
     SUFFIXES,
@@ -60,13 +60,21 @@ def records(path: Path, text: str, warnings: list[str]) -> list[Record]:
         return list(stream_jsonl(path, warnings))
     stripped = text.lstrip()
     known = kind in SUFFIXES
+    # The citation formats load their libraries only for a file of theirs: a start or a one-shot
+    # search of a JSON collection does not pay for bibtexparser, rispy or their tables.
     if kind == ".bib" or (not known and _BIBTEX_START.match(text)):
+        from tui_reader.corpus.formats import bibtex
+
         return bibtex.records(path, text, warnings)
     if kind == ".ris" or (not known and _RIS_START.match(text)):
+        from tui_reader.corpus.formats import ris
+
         return ris.records(path, text, warnings)
     if kind in (".json", ".csl.json") or (kind != ".txt" and stripped.startswith("[")):
         found = jsonfmt.json_records(path, text, warnings)
         if found is not None:
+            from tui_reader.corpus.formats import csljson
+
             if kind == ".csl.json" or csljson.looks_like([d for _, d in found[:20]]):
                 return csljson.wrap(path, found, warnings)
             return found
@@ -78,6 +86,8 @@ def records(path: Path, text: str, warnings: list[str]) -> list[Record]:
 def build(path: Path, payload: object) -> Paper | None:
     """Normalise one record; None (counted as skipped) when it has nothing to show."""
     if isinstance(payload, Entry):
+        from tui_reader.corpus.formats import bibtex, csljson, ris
+
         if payload.fmt == "bibtex":
             return bibtex.build(path, payload.data)
         if payload.fmt == "ris":
