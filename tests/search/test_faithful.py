@@ -3,7 +3,8 @@ both sides of every size switch in the search code.
 
 Each switch is a module constant; the "large" side sets every one of them so that a 400-paper
 collection takes the paths an 87k one takes (title-word completion, no block skipping in ANDs,
-expansions left to Whoosh, phrase checks stopped early while typing, bounded prefixes)."""
+expansions left to Whoosh, phrase checks stopped early while typing, bounded prefixes) and a 300k
+one takes (type-ahead reading its best-bounded posting blocks only: best-so-far pages)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,8 @@ LARGE = {  # (module, constant, value on the large side)
     "prefix_expansions": (terms, "PREFIX_EXPANSIONS", 2),
     "scan_cap": (terms, "_SCAN_CAP", 3),
     "max_expansions": (caps, "MAX_EXPANSIONS", 3),
+    "bounded_typing": (score, "BOUNDED_TYPING", 0),  # type-ahead reads its best blocks first
+    "typing_postings": (score, "TYPING_POSTINGS", 1),  # ... one block's worth: best-so-far pages
 }
 
 
@@ -144,6 +147,25 @@ def test_typeahead_shows_every_paper_the_typed_words_match(searcher: Searcher, t
             continue
         assert expected <= {h.id for h in result.hits}, typed
         assert result.total >= len(expected), typed
+
+
+@pytest.mark.parametrize("text", TYPED)
+def test_typeahead_pages_are_whooshs_unless_said_best_so_far(searcher: Searcher, text: str) -> None:
+    """A page of 10 while typing: real matches of the query typing makes; Whoosh's own top 10
+    of it unless it says it is a best-so-far; a count that is exact only if it says so."""
+    with searcher.index.searcher() as s:
+        for end in range(2, len(text) + 1):
+            typed = text[:end]
+            if querytext.problem(typed.strip(), searcher.fields) is not None:
+                continue
+            q, _ = searcher.reading.typing(typed, s.reader())
+            every = [hit["id"] for hit in s.search(q, limit=None)]
+            result = searcher.search(typed, SearchMode.TYPING, 10)
+            assert {h.id for h in result.hits} <= set(every), typed
+            if not result.partial:
+                assert [h.id for h in result.hits] == every[:10], typed
+            if result.exact:
+                assert result.total >= len(whoosh(searcher, typed)), typed
 
 
 def test_large_side_typeahead_says_when_it_stopped(searcher: Searcher) -> None:

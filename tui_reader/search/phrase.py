@@ -1,79 +1,117 @@
 """Phrase checks for score.py: which papers hold a phrase's words in order, from their positions.
 
 Whoosh's Phrase.matcher is SpanNear2(terms, slop, ordered, mindist=1): the terms' intersection,
-kept where each word follows the one before it within ``slop`` positions. Here the candidates'
-position values are read a block at a time (w3.blocks) and checked in bulk; score.py sums the
-words' BM25F where the phrase holds.
+kept where each word follows the one before it within ``slop`` positions. Here the words' postings
+are read a block at a time into lists aligned on the papers holding every word (``gather``), and
+checked in bulk; score.py sums the words' BM25F where the phrase holds.
+
+Most words occur once in a paper, and a value holding one position is one of a few hundred
+distinct byte strings: ``_single`` maps each to its position, so that for most candidates the
+check is a subtraction done in C. The others are decoded in one ``loads`` per word and compared
+as sets of positions.
 """
 
 from __future__ import annotations
 
 import heapq
-import operator
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import partial
-from itertools import accumulate, compress
-from operator import itemgetter
+from itertools import accumulate, compress, pairwise, repeat
+from operator import add, and_, contains, methodcaller, not_, sub
 from typing import Any
 
 from whoosh import formats
+from whoosh.system import pack_uint
 
-from tui_reader.search import stop, w3
+from tui_reader.search import bm25, stop, w3
 
 Scores = dict[int, float]
-Weights = dict[bytes, dict[int, float]]  # word -> {docnum: weight}
-Values = dict[bytes, dict[int, bytes]]  # word -> {docnum: encoded positions}
+NOT_ONE = -(1 << 62)  # "not at one position": a difference with it is never 1
+_ONE = pack_uint(1)  # Positions.encode's count for a word that occurs once
+_single: dict[bytes, int] = {}  # an encoded value holding one position -> that position
+_SINGLE_MAX = 1 << 16
+_among: Callable[[Any, int], bool] = contains  # ``x in positions``, positions an iterator (in C)
+_once = methodcaller("startswith", _ONE)  # a value holding one position
+
+
+@dataclass(slots=True)
+class Candidates:
+    """The papers holding every word of a phrase (docnums ascending, deletions left out), and
+    each word's weights and encoded positions there, in the same order."""
+
+    docs: list[int]
+    weights: dict[bytes, list[float]]
+    values: dict[bytes, list[Any]]
 
 
 def gather(
-    reader: Any, fieldname: str, words: list[bytes], key: Callable[[bytes], int]
-) -> tuple[Weights, Values, set[int]]:
-    """Each distinct word's postings as {docnum: weight} and {docnum: positions value}, built by
-    dict.update in C, and the papers holding every word (deletions included)."""
+    reader: Any,
+    fieldname: str,
+    words: list[bytes],
+    key: Callable[[bytes], int],
+    deleted: frozenset[int] | set[int],
+    skip_below: int,
+) -> Candidates:
+    """Each distinct word's postings, rarest word first, narrowed to the papers holding every
+    word; a word's blocks holding none of fewer than ``skip_below`` candidates are not read."""
     distinct = sorted(dict.fromkeys(words), key=key)
-    tfs: Weights = {}
-    raw: Values = {}
+    docs: list[int] | None = None
+    weights: dict[bytes, list[float]] = {}
+    values: dict[bytes, list[Any]] = {}
     for w in distinct:
-        tfs[w], raw[w] = {}, {}
-        for ids, weights, vals in w3.blocks(reader.postings(fieldname, w), values=True):
-            stop.check()
-            tfs[w].update(zip(ids, weights, strict=True))
-            raw[w].update(zip(ids, vals, strict=True))
-    common = set(tfs[distinct[0]]).intersection(*(tfs[w].keys() for w in distinct[1:]))
-    return tfs, raw, common
+        wanted = docs if docs is not None and len(docs) < skip_below else None
+        ids, ws, vals = bm25.postings(reader, fieldname, w, wanted, values=True)
+        if docs is None:
+            keep = list(map(not_, map(deleted.__contains__, ids))) if deleted else None
+            docs = ids if keep is None else list(compress(ids, keep))
+        else:
+            keep = list(map(set(docs).__contains__, ids))  # this word's postings among the candidates
+            ids = list(compress(ids, keep))
+            if len(ids) < len(docs):  # candidates without this word: out
+                narrowed = list(map(set(ids).__contains__, docs))
+                docs = ids
+                for seen in weights:
+                    weights[seen] = list(compress(weights[seen], narrowed))
+                    values[seen] = list(compress(values[seen], narrowed))
+        if keep is not None:
+            ws, vals = list(compress(ws, keep)), list(compress(vals, keep))
+        weights[w], values[w] = ws, vals
+        if not docs:
+            return Candidates([], {w: [] for w in distinct}, {w: [] for w in distinct})
+    return Candidates(docs or [], weights, values)
 
 
-def holding(words: list[bytes], raw: Values, docs: Iterable[int], fmt: Any, slop: int) -> list[int]:
-    """The papers of ``docs`` where the phrase holds, every one checked."""
+def holding(words: list[bytes], found: Candidates, fmt: Any, slop: int) -> list[bool]:
+    """Whether the phrase holds in each candidate (aligned with ``found.docs``), every one checked."""
     if slop == 1 and type(fmt) is formats.Positions:
-        return _adjacent(words, raw, list(docs))
+        return _adjacent(words, found, fmt)
     decode = w3.positions_decoder(fmt)
     held = []
-    for n, d in enumerate(docs):
-        if not n % 1024:
+    for i in range(len(found.docs)):
+        if not i % 1024:
             stop.check()
-        if _holds(d, words, raw, decode, slop):
-            held.append(d)
+        held.append(_holds(i, words, found.values, decode, slop))
     return held
 
 
 def best_holding(
-    scores: Scores, words: list[bytes], raw: Values, fmt: Any, slop: int, top: int, checks: int
+    scores: list[float], words: list[bytes], found: Candidates, fmt: Any, slop: int, top: int, checks: int
 ) -> tuple[Scores, int, bool]:
     """Type-ahead only: the best-scored ``top`` papers where the phrase holds, checked best first
     (lower docnum first on ties) until the page is full and ``checks`` papers were checked; the
     matches verified, and whether every candidate was (else that count is a lower bound)."""
     decode = w3.positions_decoder(fmt)
     kept: Scores = {}
-    heap = [(-s, d) for d, s in scores.items()]
+    heap = [(-s, d, i) for i, (d, s) in enumerate(zip(found.docs, scores, strict=True))]
     heapq.heapify(heap)
     tried = extra = 0
     while heap:
-        negative, d = heapq.heappop(heap)
+        negative, d, i = heapq.heappop(heap)
         tried += 1
         if not tried % 1024:
             stop.check()
-        if _holds(d, words, raw, decode, slop):
+        if _holds(i, words, found.values, decode, slop):
             if len(kept) < top:
                 kept[d] = -negative
             else:
@@ -83,11 +121,17 @@ def best_holding(
     return kept, len(kept) + extra, not heap
 
 
-def _holds(d: int, words: list[bytes], raw: Values, decode: Callable[[bytes], list[int]], slop: int) -> bool:
-    """SpanNear2's test for one paper: each word within ``slop`` positions after the one before."""
-    ends = set(decode(raw[words[0]][d]))
+def _holds(
+    i: int,
+    words: list[bytes],
+    values: dict[bytes, list[Any]],
+    decode: Callable[[bytes], list[int]],
+    slop: int,
+) -> bool:
+    """SpanNear2's test for candidate ``i``: each word within ``slop`` positions after the one before."""
+    ends = set(decode(values[words[0]][i]))
     for w in words[1:]:
-        where = decode(raw[w][d])
+        where = decode(values[w][i])
         ends = (
             {p for p in where if p - 1 in ends}
             if slop == 1
@@ -98,37 +142,100 @@ def _holds(d: int, words: list[bytes], raw: Values, decode: Callable[[bytes], li
     return True
 
 
-def _adjacent(words: list[bytes], raw: Values, docs: list[int]) -> list[int]:
-    """The papers of ``docs`` where the words stand side by side (slop 1), checked together:
-    word i's positions are decoded for the candidates left in one ``loads`` and shifted by -i,
-    so a paper holds the phrase where the shifted sets share a position. This is _holds' answer at a
-    fraction of its cost: a phrase of two common words has ~20k candidates at 87k papers."""
+def _adjacent(words: list[bytes], found: Candidates, fmt: Any) -> list[bool]:
+    """_holds' answer for slop 1, for every candidate at once. Where each word occurs once, the
+    phrase holds when each position is one after the one before: differences taken in C. The
+    candidates where some word occurs more often are compared as sets of positions."""
+    decode = w3.positions_decoder(fmt)
+    at = {w: _positions(found.values[w], decode) for w in dict.fromkeys(words)}
+    held: list[bool] | None = None
+    for a, b in pairwise(at[w] for w in words):
+        step = map((1).__eq__, map(sub, b, a))
+        held = list(step) if held is None else list(map(and_, held, step))
+    if held is None:  # one word: it holds wherever the word is
+        held = [True] * len(found.docs)
+    stop.check()
+    several = list(map(any, zip(*(map(NOT_ONE.__eq__, p) for p in at.values()), strict=True)))
+    for i in _spread(words, found.values, at, list(compress(range(len(found.docs)), several))):
+        held[i] = True
+    return held
+
+
+def _spread(
+    words: list[bytes], values: dict[bytes, list[Any]], at: dict[bytes, list[int]], rest: list[int]
+) -> list[int]:
+    """The candidates of ``rest`` (where some word occurs more than once) holding the phrase.
+    The values of words that occur more than once in a candidate are decoded in one ``loads``
+    per word; comparisons are made in C, by map, never a Python loop per paper."""
+    if not rest:
+        return []
     if len(words) == 2:
-        decoded = [w3.position_deltas([raw[w][d] for d in docs]) for w in words]
-        # Most papers hold each word once: its one delta is its position, and the pair is a
-        # phrase where the second stands one after the first. Sets only for the others.
-        first, second = decoded
-        one = (1).__eq__
-        single = list(map(operator.and_, map(one, map(len, first)), map(one, map(len, second))))
-        gaps = map(operator.sub, map(itemgetter(0), second), map(itemgetter(0), first))
-        found = list(compress(docs, map(operator.and_, single, map(one, gaps))))  # all in C
-        found += [
-            docs[i]
-            for i in compress(range(len(docs)), map(operator.not_, single))
-            if not frozenset(accumulate(first[i])).isdisjoint(accumulate(second[i], initial=-1))
-        ]
-        return found
-    # Three words or more: word by word, the candidates where the phrase still holds, with the
-    # positions where it may go on (a repeated or common word quickly leaves few). Word i's
-    # positions minus i: accumulate(deltas, initial=-i) yields -i first, never a position.
-    at = list(range(len(docs)))
-    ends = list(map(frozenset, map(accumulate, w3.position_deltas([raw[words[0]][d] for d in docs]))))
-    for i, w in enumerate(words[1:], 1):
+        return _pair(words, values, at, rest)
+    shifted = [_shifted(values[w], at[w], rest, j) for j, w in enumerate(words)]
+    ends = list(map(frozenset, shifted[0]))
+    left = list(range(len(rest)))
+    for positions in shifted[1:]:
         stop.check()
-        lists = w3.position_deltas([raw[w][docs[j]] for j in at])
-        shifted = map(frozenset, map(partial(accumulate, initial=-i), lists))
-        held = list(map(frozenset.intersection, ends, shifted))
-        at, ends = list(compress(at, held)), list(filter(None, held))
-        if not at:
+        both = list(map(frozenset.intersection, ends, (positions[k] for k in left)))
+        left, ends = list(compress(left, both)), list(filter(None, both))
+        if not left:
             break
-    return [docs[j] for j in at]
+    return [rest[k] for k in left]
+
+
+def _pair(
+    words: list[bytes], values: dict[bytes, list[Any]], at: dict[bytes, list[int]], rest: list[int]
+) -> list[int]:
+    """Two words, one of them more than once: where the first is at one position p, whether
+    p + 1 is among the second's positions; where the second is at one position q, whether q - 1
+    is among the first's; else whether their position sets, the second's shifted by -1, meet."""
+    first, second = words
+    a = list(map(at[first].__getitem__, rest))
+    b = list(map(at[second].__getitem__, rest))
+    a_many = list(map(NOT_ONE.__eq__, a))
+    b_many = list(map(NOT_ONE.__eq__, b))
+    held: list[int] = []
+    # the first once, the second several times: p + 1 among the second's positions
+    only_b = list(map(and_, b_many, map(not_, a_many)))
+    deltas = w3.position_deltas([values[second][k] for k in compress(rest, only_b)])
+    targets = map(add, compress(a, only_b), repeat(1))
+    held += compress(compress(rest, only_b), map(_among, map(accumulate, deltas), targets))
+    # the second once, the first several times: q - 1 among the first's positions
+    only_a = list(map(and_, a_many, map(not_, b_many)))
+    deltas = w3.position_deltas([values[first][k] for k in compress(rest, only_a)])
+    targets = map(sub, compress(b, only_a), repeat(1))
+    held += compress(compress(rest, only_a), map(_among, map(accumulate, deltas), targets))
+    # both several times: accumulate(deltas, initial=-1) yields -1 first, never a position
+    both = list(map(and_, a_many, b_many))
+    ones = w3.position_deltas([values[first][k] for k in compress(rest, both)])
+    twos = w3.position_deltas([values[second][k] for k in compress(rest, both)])
+    apart = map(
+        frozenset.isdisjoint,
+        map(frozenset, map(accumulate, ones)),
+        map(partial(accumulate, initial=-1), twos),
+    )
+    held += compress(compress(rest, both), map(not_, apart))
+    return sorted(held)
+
+
+def _shifted(values: list[Any], ones: list[int], rest: list[int], j: int) -> list[Iterable[int]]:
+    """A word's positions minus ``j`` in each candidate of ``rest``. accumulate(deltas,
+    initial=-j) yields -j first, never a position: harmless, as the first word's are >= 0."""
+    out: list[Iterable[int]] = [(ones[k] - j,) for k in rest]
+    several = list(compress(range(len(rest)), (ones[k] == NOT_ONE for k in rest)))
+    deltas = w3.position_deltas([values[rest[i]] for i in several])
+    for i, d in zip(several, deltas, strict=True):
+        out[i] = accumulate(d, initial=-j) if j else list(accumulate(d))
+    return out
+
+
+def _positions(values: list[Any], decode: Callable[[bytes], list[int]]) -> list[int]:
+    """Each value's one position, or NOT_ONE for a word that occurs more than once there."""
+    found = list(map(_single.get, values, repeat(NOT_ONE)))
+    missed = list(compress(range(len(found)), map(NOT_ONE.__eq__, found)))
+    for i in compress(missed, map(_once, map(values.__getitem__, missed))):  # not seen yet
+        value = values[i]
+        (found[i],) = decode(value)
+        if len(_single) < _SINGLE_MAX:
+            _single[value] = found[i]
+    return found

@@ -4,50 +4,57 @@ Whoosh scores a query by walking matcher objects posting by posting: ~5 µs a po
 so a word in a third of 87k abstracts costs ~160 ms, and its block-quality skipping rarely skips
 (abstract lengths vary little). Queries made only of terms, And, Or, AndNot, Not inside an And,
 phrases and expanded multi-terms (fuzzy, prefix, wildcard) are scored here instead: each term's
-blocks are decoded whole (w3.blocks) and scored in one comprehension with Whoosh's own formula,
-global statistics and length encoding, giving the same documents in the same order
-(``tests/search/test_score.py``) at a tenth of the cost. Anything else (ranges, Every)
-returns None and Whoosh runs it. Phrase position checks are in phrase.py.
+blocks are decoded whole (w3.blocks) into flat lists and scored in one comprehension with
+Whoosh's own formula, global statistics and length encoding (bm25.py), giving the same documents
+in the same order (``tests/search/test_score.py``, ``test_fast_paths.py``, and fastcheck.py at
+run time) at a tenth of the cost. An AND of words is met as sets and scored on the shared papers
+only (intersect.py); phrase position checks are in phrase.py. Anything else (ranges, Every)
+returns None and Whoosh runs it. While typing, a query with many postings may read only its
+best-bounded blocks (bounds.py) and say so.
+
+At 300k papers the floor is decoding: ~0.2 µs a posting (zlib, then one pickle per block of
+128 ids, weights and position values), half of an AND or a phrase of two common words.
 """
 
 from __future__ import annotations
 
-import heapq
-import math
-import threading
-import weakref
 from collections.abc import Collection, Iterable
+from itertools import compress
+from operator import add
 from typing import Any
 
 from whoosh import query
 
-from tui_reader.search import phrase, stop, w3
+from tui_reader.search import bm25, bounds, intersect, phrase, stop, w3
 
 Scores = dict[int, float]
 Found = tuple[list[tuple[float, int]], int, bool]
 PHRASE_CHECKS = 300  # papers holding a phrase's words checked at least (all if fewer: exact count)
 MAX_TERMS = 20_000  # an expansion wider than this is left to Whoosh
+BOUNDED_TYPING = 60_000  # while typing, a query reading more postings reads its best blocks first (bounds.py)
+TYPING_POSTINGS = 32_000  # postings such a keystroke reads: its page may be a best-so-far
 SKIP_BELOW = 5000  # an AND's other parts matched fewer papers: skip blocks holding none of them
-
-_lengths_cache: weakref.WeakKeyDictionary[Any, dict[Any, list[Any]]] = weakref.WeakKeyDictionary()
-_lock = threading.Lock()
 
 
 class _Unsupported(Exception):
     pass
 
 
-def search(searcher: Any, q: query.Query, limit: int, exact: bool = True) -> Found | None:
+def search(
+    searcher: Any, q: query.Query, limit: int, exact: bool = True, bounded: bool = False
+) -> Found | None:
     """The top ``limit`` (score, docnum) pairs, best first, the number of matches and whether
     that number is exact; None when Whoosh's searcher must answer: a query or weighting this
     module does not reproduce, fast paths off (w3's self-check), or an error, which is logged
     and counted (w3.failed), never swallowed. ``exact=False`` (type-ahead only) lets a phrase on
     its own stop checking once its page is full: its count is then the matches verified so far,
-    a lower bound."""
+    a lower bound. ``bounded`` (type-ahead only) lets a query with more than BOUNDED_TYPING
+    postings read TYPING_POSTINGS of them, its best-bounded blocks (bounds.py): the answer is
+    then a ``bounds.Page`` whose ``partial`` says whether its page is a best-so-far."""
     if not w3.status().ok:
         return None
     try:
-        return _search(searcher, q, limit, exact)
+        return answer(searcher, q, limit, exact, bounded)
     except stop.Stopped:  # the deadline passed or a newer search began: the searcher says so
         raise
     except Exception as exc:
@@ -55,57 +62,44 @@ def search(searcher: Any, q: query.Query, limit: int, exact: bool = True) -> Fou
         return None
 
 
-def _search(searcher: Any, q: query.Query, limit: int, exact: bool) -> Found | None:
+def answer(searcher: Any, q: query.Query, limit: int, exact: bool, bounded: bool) -> Found | None:
+    """search() without its gate (w3's verdict) and its error handling: the self-check's."""
     params = w3.bm25f_params(searcher.weighting)
     if params is None:
         return None
     scores: Scores = {}
     total, counted = 0, True
+    leaves = searcher.reader().leaf_readers()
     try:
-        for reader, base in searcher.reader().leaf_readers():
-            leaf = _Leaf(searcher, reader, params, top=None if exact else limit)
+        if bounded and not exact and len(leaves) == 1 and not leaves[0][0].has_deletions():
+            reader = leaves[0][0]
+            if bounds.reads(q, reader, SKIP_BELOW) > max(BOUNDED_TYPING, 4 * limit):
+                page = bounds.search(Leaf(searcher, reader, params), q, limit, TYPING_POSTINGS)
+                if page is not None:
+                    return page
+        for reader, base in leaves:
+            leaf = Leaf(searcher, reader, params, top=None if exact else limit)
             found = leaf.run(q)
-            scores.update({base + d: s for d, s in found.items()})
+            if not base and not scores:
+                scores = found
+            else:
+                scores.update({base + d: s for d, s in found.items()})
             total += len(found) if leaf.count is None else leaf.count
             counted = counted and leaf.exact
     except _Unsupported:
         return None
-    top = heapq.nlargest(limit, scores.items(), key=lambda item: (item[1], -item[0]))
-    return [(s, d) for d, s in top], total, counted
+    return bm25.top(scores, limit), total, counted
 
 
 def difference(ix: Any) -> str | None:
-    """How this module's answers differ from Whoosh's searcher on ``ix`` (the sample index of
-    w3's self-check, build/check.py, which holds these words), or None."""
-    t = query.Term
-    queries = [
-        t("content", "graph"),
-        query.And([t("content", "graph"), t("content", "neural")]),
-        query.Or([t("content", "graph"), t("content", "vision")]),
-        query.AndNot(t("content", "network"), t("content", "graph")),
-        query.Phrase("content", ["neural", "network"]),
-        query.Phrase("content", ["graph", "neural", "network"]),
-        query.Phrase("title", ["neural", "network"], slop=2),
-        query.Prefix("content", "gra"),
-        query.And([t("title", "model"), query.Not(t("content", "kernel"))]),
-    ]
-    with ix.searcher() as s:
-        for q in queries:
-            fast, theirs = _search(s, q, 10, True), s.search(q, limit=10)
-            if fast is None:
-                return f"{q} is not scored"
-            top, total, counted = fast
-            if [d for _, d in top] != [hit.docnum for hit in theirs] or not all(
-                math.isclose(ours, hit.score, rel_tol=1e-9)
-                for (ours, _), hit in zip(top, theirs, strict=True)
-            ):
-                return f"{q} ranks differently"
-            if total != len(theirs) or not counted or not total:
-                return f"{q} counts {total}, not {len(theirs)}"
-    return None
+    """How this module's answers differ from Whoosh's searcher on ``ix`` (w3's self-check
+    sample, build/check.py), or None: see fastcheck.py."""
+    from tui_reader.search import fastcheck
+
+    return fastcheck.difference(ix)
 
 
-class _Leaf:
+class Leaf:
     """One segment: postings and lengths local to it, statistics from the whole index (as
     BM25FScorer takes them from the top-level searcher)."""
 
@@ -119,10 +113,13 @@ class _Leaf:
         self.count: int | None = None  # that phrase's matches, beyond the page it returns
         self.exact = True  # False when it stopped checking: count is then an estimate
         self.deleted = reader.deleted_docs_set if reader.has_deletions() else frozenset()
+        self.source: bounds.Postings | None = None  # postings to score instead of the reader's
 
     def run(self, q: query.Query) -> Scores:
         if not isinstance(q, query.Phrase):
             self.top = None
+        if _lone(q):  # CompoundQuery.matcher: a lone part's own matcher, the group's boost unused
+            return self.run(q.subqueries[0])
         if isinstance(q, query.Term):
             return self._term(q.fieldname, q.text, q.boost)
         if isinstance(q, query.And) and q.subqueries:
@@ -131,11 +128,7 @@ class _Leaf:
             top, self.top = self.top, None  # only the query itself, not a phrase inside it
             return _boosted(self._phrase(q, top), q.boost)
         if isinstance(q, query.Or) and not q.minmatch and not q.scale:
-            out: Scores = {}
-            for sub in q.subqueries:
-                for d, s in self.run(sub).items():
-                    out[d] = out.get(d, 0.0) + s
-            return _boosted(out, q.boost)
+            return _boosted(_added(self.run(sub) for sub in q.subqueries), q.boost)
         if isinstance(q, query.AndNot):
             excluded = self.run(q.b)
             return {d: s for d, s in self.run(q.a).items() if d not in excluded}
@@ -186,29 +179,31 @@ class _Leaf:
         subqueries = [q for q in subqueries if not isinstance(q, query.Not)]
         if not subqueries:
             raise _Unsupported("only negations")
-        terms = [q for q in subqueries if self._cost(q) is not None]
-        others = [q for q in subqueries if self._cost(q) is None]
+        if not nots and all(type(q) is query.Term for q in subqueries):
+            return intersect.scored(self, subqueries)
+        terms = [q for q in subqueries if self.cost(q) is not None]
+        others = [q for q in subqueries if self.cost(q) is None]
         if not others:  # start from the rarest
-            terms.sort(key=lambda t: self._cost(t) or 0)
+            terms.sort(key=lambda t: self.cost(t) or 0)
             others, terms = terms[:1], terms[1:]
         parts = sorted((self.run(q) for q in others), key=len)
         out = parts[0]
         for other in parts[1:]:
             out = {d: s + other[d] for d, s in out.items() if d in other}
         for t in terms:
-            other = self._restricted(t, out)
-            out = {d: s + other[d] for d, s in out.items() if d in other}
+            other = self._restricted(t, out)  # its documents are among out's
+            out = {d: out[d] + s for d, s in other.items()}
         for n in nots:
             excluded = self.run(n.query)
             out = {d: s + 1.0 for d, s in out.items() if d not in excluded}
         return out
 
-    def _cost(self, q: query.Query) -> int | None:
+    def cost(self, q: query.Query) -> int | None:
         """Postings of a term or an OR of terms (nested), None for anything else."""
         if type(q) is query.Term:
             return self._doc_frequency(q.fieldname, q.text)
         if type(q) is query.Or and q.subqueries and not q.minmatch and not q.scale:
-            costs = [self._cost(sub) for sub in q.subqueries]
+            costs = [self.cost(sub) for sub in q.subqueries]
             return None if None in costs else sum(c or 0 for c in costs)
         return None
 
@@ -216,11 +211,9 @@ class _Leaf:
         """run(q) for the documents in ``only``; q is a term or an OR of terms (see _cost)."""
         if type(q) is query.Term:
             return self._term(q.fieldname, q.text, q.boost, only=only)
-        out: Scores = {}
-        for sub in q.subqueries:
-            for d, s in self._restricted(sub, only).items():
-                out[d] = out.get(d, 0.0) + s
-        return _boosted(out, q.boost)
+        if _lone(q):
+            return self._restricted(q.subqueries[0], only)
+        return _boosted(_added(self._restricted(sub, only) for sub in q.subqueries), q.boost)
 
     def _doc_frequency(self, fieldname: str, text: Any) -> int:
         try:
@@ -245,68 +238,82 @@ class _Leaf:
             return {}
         if any((q.fieldname, w) not in self.reader for w in words):
             return {}
-        tfs, raw, common = phrase.gather(
-            self.reader, q.fieldname, words, lambda w: self._doc_frequency(q.fieldname, w)
+        found = phrase.gather(
+            self.reader,
+            q.fieldname,
+            words,
+            lambda w: self._doc_frequency(q.fieldname, w),
+            self.deleted,
+            SKIP_BELOW,
         )
-        common -= self.deleted
         long = len(words) > 2 and q.slop == 1  # checked word by word, fast however many words
-        if top is None or len(common) <= PHRASE_CHECKS or long:  # every candidate: an exact answer
-            held = phrase.holding(words, raw, common, field.format, q.slop)
-            return self._summed(q.fieldname, words, tfs, held)  # scored where it holds only
-        scores = self._summed(q.fieldname, words, tfs, common)
+        if top is None or len(found.docs) <= PHRASE_CHECKS or long:  # every candidate: exact
+            held = phrase.holding(words, found, field.format, q.slop)
+            return self._summed(q.fieldname, words, found, held)  # scored where it holds only
+        scores = self._summed(q.fieldname, words, found)
         kept, self.count, self.exact = phrase.best_holding(
-            scores, words, raw, field.format, q.slop, top, PHRASE_CHECKS
+            list(scores.values()), words, found, field.format, q.slop, top, PHRASE_CHECKS
         )
         return kept
 
     def _summed(
-        self, fieldname: str, words: list[bytes], tfs: dict[bytes, dict[int, float]], docs: Iterable[int]
+        self, fieldname: str, words: list[bytes], found: phrase.Candidates, held: list[bool] | None = None
     ) -> Scores:
-        """The phrase's score for each of ``docs``: its words' BM25F summed, a repeated word
-        once per occurrence, in the order Whoosh's matchers add them."""
-        docs = list(docs)
-        scores: Scores | None = None
+        """The phrase's score for each candidate (or those ``held`` marks): its words' BM25F
+        summed, a repeated word once per occurrence, in the order Whoosh's matchers add them."""
+        docs = found.docs if held is None else list(compress(found.docs, held))
+        scores: list[float] | None = None
         for w in sorted(dict.fromkeys(words), key=lambda w: self._doc_frequency(fieldname, w)):
-            found = self._bm25(fieldname, w, {d: tfs[w][d] for d in docs})
+            weights = found.weights[w] if held is None else list(compress(found.weights[w], held))
+            scored = self.weigh(fieldname, w, docs, weights)
             for _ in range(words.count(w)):
                 stop.check()  # a phrase may repeat a word hundreds of times
-                scores = found if scores is None else {d: s + found[d] for d, s in scores.items()}
-        return scores or {}
+                scores = scored if scores is None else list(map(add, scores, scored))
+        return {} if scores is None else dict(zip(docs, scores, strict=True))
 
-    def _bm25(self, fieldname: str, btext: bytes, tfs: dict[int, float]) -> Scores:
-        """BM25F of one term for the given {docnum: weight}: bm25() of whoosh.scoring, operation
-        for operation, with the statistics BM25FScorer takes, so the floats are the same."""
+    def weigh(self, fieldname: str, btext: bytes, ids: list[int], weights: list[float]) -> list[float]:
+        """BM25F of one term for the given postings, with the statistics BM25FScorer takes."""
         parent = self.searcher.get_parent()
         idf = parent.idf(fieldname, btext)
         avgfl = parent.avg_field_length(fieldname) or 1
-        norms = _field_norms(self.reader, fieldname, avgfl, self.b, self.k1)
-        k1p = self.k1 + 1
-        return {d: idf * ((tf * k1p) / (tf + norms[d])) for d, tf in tfs.items()}
+        norms = bm25.field_norms(self.reader, fieldname, avgfl, self.b, self.k1)
+        return bm25.weigh(idf, norms, self.k1, ids, weights)
 
-    def _term(self, fieldname: str, text: Any, boost: float, only: Collection[int] | None = None) -> Scores:
-        """BM25F of one term, for the papers in ``only`` if given (an AND's other words)."""
+    def lists(
+        self, fieldname: str, text: Any, wanted: Collection[int] | None = None
+    ) -> tuple[bytes, list[int], list[float]] | None:
+        """A term's postings, docnums ascending, deletions left out; those of ``wanted`` only
+        if given (blocks holding none of fewer than SKIP_BELOW are not read); None if absent."""
         schema = self.searcher.schema
         if fieldname not in schema:
-            return {}
+            return None
         field = schema[fieldname]
         try:
             btext = field.to_bytes(text)
         except ValueError:
-            return {}
+            return None
         if (fieldname, btext) not in self.reader:
-            return {}
+            return None
         if not field.scorable:
             raise _Unsupported("unscorable field")
-        tfs: dict[int, float] = {}
-        wanted = sorted(only) if only is not None and len(only) < SKIP_BELOW else None
-        for ids, weights, _ in w3.blocks(self.reader.postings(fieldname, btext), wanted=wanted):
-            stop.check()
-            tfs.update(zip(ids, weights, strict=True))
-        if only is not None:
-            tfs = {d: tfs[d] for d in only if d in tfs}
-        elif self.deleted:
-            tfs = {d: tf for d, tf in tfs.items() if d not in self.deleted}
-        return _boosted(self._bm25(fieldname, btext, tfs), boost)
+        if self.source is not None:  # some blocks only (bounds.py); their papers have no deletions
+            ids, weights = self.source.get((fieldname, btext), ([], []))
+        else:
+            skip = sorted(wanted) if wanted is not None and len(wanted) < SKIP_BELOW else None
+            ids, weights, _ = bm25.postings(self.reader, fieldname, btext, skip)
+        if wanted is not None:
+            ids, weights = bm25.kept(ids, weights, wanted)
+        else:
+            ids, weights = bm25.undeleted(ids, weights, self.deleted)
+        return btext, ids, weights
+
+    def _term(self, fieldname: str, text: Any, boost: float, only: Collection[int] | None = None) -> Scores:
+        """BM25F of one term, for the papers in ``only`` if given (an AND's other words)."""
+        found = self.lists(fieldname, text, only)
+        if found is None:
+            return {}
+        btext, ids, weights = found
+        return _boosted(dict(zip(ids, self.weigh(fieldname, btext, ids, weights), strict=True)), boost)
 
 
 def _expandable(q: query.Query) -> bool:
@@ -335,30 +342,25 @@ def _preloaded(clauses: int, doccount: int) -> bool:
     return clauses >= query.Or.TOO_MANY_CLAUSES or not (clauses == 2 or doccount > 5000)
 
 
+def _lone(q: query.Query) -> bool:
+    """An AND or OR of one part: Whoosh runs the part alone, without the group's boost."""
+    if isinstance(q, query.Or) and (q.minmatch or q.scale):
+        return False  # left to Whoosh, as any OR that weighs its matches by how many parts match
+    return isinstance(q, query.And | query.Or) and len(q.subqueries) == 1
+
+
+def _added(parts: Iterable[Scores]) -> Scores:
+    """Or's scores: each document's parts added in order (0.0 + s is s: the first is copied)."""
+    out: Scores | None = None
+    for part in parts:
+        if out is None:
+            out = dict(part)
+            continue
+        get = out.get
+        for d, s in part.items():
+            out[d] = get(d, 0.0) + s
+    return out or {}
+
+
 def _boosted(scores: Scores, boost: float) -> Scores:
     return scores if boost == 1.0 else {d: s * boost for d, s in scores.items()}
-
-
-def _field_norms(reader: Any, fieldname: str, avgfl: float, b: float, k1: float) -> list[float]:
-    """``K1 * ((1 - B) + B * fl / avgfl)`` of bm25() for every document: the part of the score
-    that depends on the paper alone, computed once per segment reader and statistics."""
-    key = (fieldname, avgfl, b, k1)
-    with _lock:
-        cached = _lengths_cache.setdefault(reader, {}).get(key)
-    if cached is None:
-        omb = 1 - b
-        cached = [k1 * (omb + b * fl / avgfl) for fl in _field_lengths(reader, fieldname)]
-        with _lock:
-            _lengths_cache[reader][key] = cached
-    return cached
-
-
-def _field_lengths(reader: Any, fieldname: str) -> list[int]:
-    """Each document's length in the field (w3.doc_lengths), read once per segment reader
-    (~10 ms at 87k papers)."""
-    with _lock:
-        per_reader = _lengths_cache.setdefault(reader, {})
-        lengths = per_reader.get(fieldname)
-        if lengths is None:
-            lengths = per_reader[fieldname] = w3.doc_lengths(reader, fieldname)
-        return lengths

@@ -26,7 +26,7 @@ from whoosh.reading import IndexReader
 from whoosh.searching import Searcher as WhooshSearcher
 
 from tui_reader.errors import IndexDamaged
-from tui_reader.search import ahead, caps, querytext, stop, subsets, w3
+from tui_reader.search import ahead, bounds, caps, querytext, stop, subsets, w3
 from tui_reader.search.completion import Completer
 from tui_reader.search.highlight import match_spans, snippet
 from tui_reader.search.index import SearchIndex
@@ -279,9 +279,13 @@ class Searcher:
             return
         # None: Whoosh's path below answers, and says what is wrong with unreadable files.
         # fast_search logs and counts a fast-path error; w3.take_notice tells the reader once.
-        fast = None if only is not None else fast_search(s, q, limit, exact=not typeahead)
+        # A keystroke may read only a query's most promising blocks (bounds.py); Enter, "more"
+        # and the command line read them all.
+        bounded = mode is SearchMode.TYPING
+        fast = None if only is not None else fast_search(s, q, limit, exact=not typeahead, bounded=bounded)
         if fast is not None:  # terms, And, Or, fuzzy, phrases: scored a block at a time
             top, result.total, exact = fast
+            result.partial = result.partial or (isinstance(fast, bounds.Page) and fast.partial)
             result.exact = exact and not result.partial
             result.hits = self._hits((s.stored_fields(docnum)["id"], score) for score, docnum in top)
         else:
