@@ -108,7 +108,7 @@ def test_the_table_was_read() -> None:
 
 @pytest.mark.parametrize("example", readme_examples())
 def test_every_readme_example_finds_papers(searcher: Searcher, example: str) -> None:
-    rest, tags, _ = querytext.split_filters(example)
+    _, tags, _ = querytext.split_filters(example)
     tagged = frozenset(searcher.corpus.ids[:2])  # the reader gives every tag in use as a set
     sets = {name: tagged for name in tags} if tags else None
     result = searcher.search(example, limit=100, sets=sets)
