@@ -191,3 +191,18 @@ def test_bounded_pages_only_while_typing(ix: Any, monkeypatch: pytest.MonkeyPatc
         page = score.search(s, q, 3, exact=False, bounded=True)
         assert isinstance(page, bounds.Page) and page.partial
         _same(s, q, limit=3)
+
+
+def test_a_query_of_many_words_is_never_bounded(ix: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bounds weigh each interval word by word: past MAX_WORDS (200 prefixes OR'ed is ~10,000
+    words) the exact path answers, which its deadline can stop; the answer is still Whoosh's."""
+    monkeypatch.setattr(score, "BOUNDED_TYPING", 0)
+    monkeypatch.setattr(score, "TYPING_POSTINGS", 1)
+    with ix.searcher() as s:
+        words = [w for w in s.reader().field_terms("content")][: bounds.MAX_WORDS + 1]
+        assert len(words) > bounds.MAX_WORDS
+        few = query.Or([T("content", w) for w in words[: bounds.MAX_WORDS]])
+        many = query.Or([T("content", w) for w in words])
+        assert isinstance(score.search(s, few, 3, exact=False, bounded=True), bounds.Page)
+        assert not isinstance(score.search(s, many, 3, exact=False, bounded=True), bounds.Page)
+        _same(s, many, limit=3)

@@ -41,6 +41,10 @@ NONE = float("-inf")  # an interval where the query cannot match
 SAFETY = 1 + 1e-9  # a bound is raised by this much: float rounding can never put a score above it
 ROUNDS = 2  # a page short of matches after a round reads as many postings again, this often
 HEADERS_KEPT = 256  # posting lists whose block headers are remembered, per segment reader
+# Words a bounded query may have: each interval is weighed word by word, so 200 prefixes OR'ed
+# (~10,000 words) would cost minutes here; such a query takes score.py's exact path, which its
+# deadline stops.
+MAX_WORDS = 64
 
 _headers: weakref.WeakKeyDictionary[Any, OrderedDict[Key, _Blocks]] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
@@ -193,6 +197,7 @@ def _within(
     spent = 0
     take: list[int] = []
     while done < len(order):
+        stop.check()
         i = order[done]
         new = [(key, at[key][i]) for key in words if at[key][i] < len(words[key].ends)]
         cost = sum(_size(words[key], j) for key, j in new if (key, j) not in seen)
@@ -218,7 +223,7 @@ def _gather(leaf: Scorer, q: query.Query, words: dict[Key, _Blocks]) -> bool:
         return False
     if isinstance(q, query.Term):
         key = _key(leaf, q)
-        if key is None:
+        if key is None or len(words) >= MAX_WORDS:
             return False
         if key in leaf.reader:
             words[key] = blocks(leaf.reader, *key)

@@ -171,11 +171,13 @@ def _spread(
         return []
     if len(words) == 2:
         return _pair(words, values, at, rest)
-    shifted = [_shifted(values[w], at[w], rest, j) for j, w in enumerate(words)]
-    ends = list(map(frozenset, shifted[0]))
+    # one word at a time, each after a deadline check: a phrase of 150 "model"s decodes its
+    # word 150 times, and stops as soon as no candidate is left
+    ends = list(map(frozenset, _shifted(values[words[0]], at[words[0]], rest, 0)))
     left = list(range(len(rest)))
-    for positions in shifted[1:]:
+    for j, w in enumerate(words[1:], 1):
         stop.check()
+        positions = _shifted(values[w], at[w], rest, j)
         both = list(map(frozenset.intersection, ends, (positions[k] for k in left)))
         left, ends = list(compress(left, both)), list(filter(None, both))
         if not left:

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.geometry import Size
 from textual.reactive import var
 from textual.widgets import Footer
 from textual.worker import get_current_worker
@@ -139,7 +138,7 @@ class MainScreen(PaperActions):
         self._growing = corpus
         self.loaded = event.count
         papers.titles, papers.ids = corpus.titles, corpus.ids
-        if not _grow_list(papers, event.count):
+        if not papers.grow(event.count):
             papers.set_rows(range(event.count))  # the first papers: the cursor on the first
 
     @on(LoadFailed)
@@ -329,7 +328,7 @@ class MainScreen(PaperActions):
         if keep is None and self.keep_cursor:
             keep = papers.highlighted_row
         snippets = bool(self.result and self.result.terms)
-        if snippets or keep is None or not _grow_list(papers, rows, keep):  # grown: the scroll stays
+        if snippets or keep is None or not papers.grow(rows, keep):  # grown: the scroll stays
             papers.set_rows(rows, snippets=snippets, keep=keep)
         self.shown = len(rows)
         self.session_changed()
@@ -360,27 +359,6 @@ class MainScreen(PaperActions):
             read_at = (self.read_store.when(paper.id) if self.read_store else None) or "now"
         state = ReadingState(paper.id in self.new, read_at)
         self.detail.show(paper_content(paper, bookmark, _spans(title, terms), _spans(abstract, terms), state))
-
-
-def _grow_list(papers: PaperList, rows: int | Sequence[int], keep: int | None = None) -> bool:
-    """Show the collection's first ``rows`` papers (a count, or ``range(count)``) by growing
-    the list, when it shows the first ones already in that order, one line each: the cursor
-    and the scroll stay (and move to ``keep``, if given). False: the list must be set anew."""
-    if isinstance(rows, int):
-        rows = range(rows)
-    now = papers.rows
-    if not isinstance(rows, range) or not isinstance(now, range):
-        return False
-    if not (rows.step == now.step == 1 and rows.start == now.start == 0 and len(now) <= len(rows)):
-        return False
-    if papers.virtual_size.height != len(now) or not now:  # two lines a paper, or nothing yet
-        return False
-    papers.rows = rows
-    papers.virtual_size = Size(papers.virtual_size.width, len(rows))
-    papers.refresh()
-    if keep is not None and keep != papers.highlighted_row:
-        papers.move_to_row(keep)
-    return True
 
 
 def _spans(text: str, terms: frozenset[str]) -> list[tuple[int, int]]:

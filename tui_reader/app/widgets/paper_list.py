@@ -125,6 +125,26 @@ class PaperList(ScrollView, can_focus=True):
         self.cursor = target
         self.refresh()
 
+    def grow(self, rows: int | Sequence[int], keep: int | None = None) -> bool:
+        """Show the collection's first ``rows`` papers (a count, or ``range(count)``) by growing
+        the list, when it shows the first ones already in that order, one line each: the cursor
+        and the scroll stay (and move to ``keep``, if given). False: the list must be set anew."""
+        if isinstance(rows, int):
+            rows = range(rows)
+        now = self.rows
+        if not isinstance(rows, range) or not isinstance(now, range):
+            return False
+        if not (rows.step == now.step == 1 and rows.start == now.start == 0 and len(now) <= len(rows)):
+            return False
+        if self.virtual_size.height != len(now) or not now:  # two lines a paper, or nothing yet
+            return False
+        self.rows = rows
+        self.virtual_size = Size(self.virtual_size.width, len(rows))
+        self.refresh()
+        if keep is not None and keep != self.highlighted_row:
+            self.move_to_row(keep)
+        return True
+
     def set_snippets(self, snippets: dict[int, Snippet]) -> None:
         self.snippets.update(snippets)
         self.refresh()
