@@ -273,6 +273,11 @@ async def test_a_title_only_paper(make_app: MakeApp, no_clipboard: None) -> None
         screen.papers.cursor = row
         await pilot.pause()
         assert "No abstract in the source" in detail_text(app)
+        lines = [screen.papers.render_line(y).text for y in range(len(screen.papers.rows))]
+        assert "(title only)" in lines[row]  # the list marks it too, and only such papers
+        marked = [screen.papers.rows[y] for y, line in enumerate(lines) if "(title only)" in line]
+        assert marked and all(not screen.corpus.abstract(r) for r in marked)
+        assert len(marked) < len(lines)
         await pilot.press("c")
         await pilot.press("C")
         await drained(pilot)

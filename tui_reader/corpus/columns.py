@@ -60,3 +60,29 @@ def _build(corpus: Corpus) -> Columns:
     cols.venues = list(venue_index)
     cols.authors = list(author_index)
     return cols
+
+
+# Formats that list an entry with a title and no abstract (a CSL-JSON file may be a plain .json).
+_TITLE_ONLY_FORMATS = {".bib", ".bibtex", ".ris", ".csl.json", ".csljson", ".json"}
+
+
+def title_only(corpus: Corpus) -> frozenset[str]:
+    """Ids of the papers listed without an abstract, for the list to mark them. Only files of a
+    format that lists such entries are read (one row at a time, in a worker): an 87k-paper JSON
+    Lines file costs nothing here."""
+    found = corpus.derived.get("title_only")
+    if isinstance(found, frozenset):
+        return found
+    from tui_reader.corpus.formats.common import fmt
+
+    ids: set[str] = set()
+    for data in corpus.files:
+        if fmt(data.path) not in _TITLE_ONLY_FORMATS:
+            continue
+        for r, pid in enumerate(data.ids):
+            if not data.rows.get(r)[2]:
+                ids.add(pid)
+    # a paper listed twice keeps the abstract of either copy (the merge prefers the first file)
+    result = frozenset(pid for pid in ids if not corpus.abstract(corpus.index_of[pid]))
+    corpus.derived["title_only"] = result
+    return result

@@ -46,6 +46,7 @@ from tui_reader.app.widgets.paper_detail import (
 from tui_reader.app.widgets.paper_list import PaperList
 from tui_reader.app.widgets.search_bar import SearchBar
 from tui_reader.app.widgets.status_line import StatusLine
+from tui_reader.corpus.columns import title_only
 from tui_reader.corpus.corpus import load_corpus
 from tui_reader.corpus.text import clean_label
 from tui_reader.errors import IndexDamaged
@@ -122,6 +123,7 @@ class MainScreen(PaperActions):
         try:
             corpus = load_corpus(self.paths, on_batch=growing)
             data = open_user_data(app_paths.data_dir(), self.bookmarks_path, corpus)
+            title_only(corpus)  # read here, in the worker; the list marks them
         except LoadCancelled:
             return
         except Exception as exc:  # a vanished path, an unreadable bookmarks folder, ...
@@ -166,6 +168,7 @@ class MainScreen(PaperActions):
         self.new = data.arrivals.new
         self.read = data.read.ids()
         self.corpus = corpus
+        self.papers.no_abstract = title_only(corpus)
         self._growing, self.loaded = None, 0
         self.order_collection()
         self.resume_query(data.restored.query)

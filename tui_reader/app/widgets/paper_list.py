@@ -73,6 +73,8 @@ class PaperList(ScrollView, can_focus=True):
     """Ids of the papers read; the others are marked unread."""
     new: var[frozenset[str]] = var(frozenset(), init=False)
     """Ids of the papers new since the last visit."""
+    no_abstract: var[frozenset[str]] = var(frozenset, init=False)
+    """Ids of papers listed by their title only (no abstract in the source): marked in the list."""
     tags: var[dict[str, str]] = var(dict, init=False)
     """Id -> the paper's tags as shown at the end of its line (tag_label), for tagged papers."""
 
@@ -172,6 +174,9 @@ class PaperList(ScrollView, can_focus=True):
     def watch_tags(self) -> None:
         self.refresh()
 
+    def watch_no_abstract(self) -> None:
+        self.refresh()
+
     # -- cursor -------------------------------------------------------------------------------
     def validate_cursor(self, value: int) -> int:
         return max(0, min(value, len(self.rows) - 1)) if self.rows else 0
@@ -259,6 +264,8 @@ class PaperList(ScrollView, can_focus=True):
             style + self.get_component_rich_style("paper-list--mark", partial=True) if marked else style,
         )
         label = self.tags.get(pid)
+        if pid in self.no_abstract:  # a citation entry without an abstract: says so in the list
+            label = f"(title only) {label or ''}".rstrip()
         if not label or width < 24:
             return [state, mark, Segment(_fit(self.titles[row], width - 3), style)]
         label = _fit(label, (width - 3) // 3)
