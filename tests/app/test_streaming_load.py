@@ -202,3 +202,25 @@ async def test_a_file_failing_midway_leaves_the_cursor_on_the_paper_it_was_on(
         now = screen.papers.highlighted_row
         assert now is not None and now != row and screen.corpus.ids[now] == pid
         assert any("could not be read" in m.message for m in app._notifications)
+
+
+async def test_a_query_typed_while_loading_wins_over_the_last_sessions(
+    make_app: MakeApp, collection: Path, gate: Gate
+) -> None:
+    from tui_reader.library.session import Session, SessionStore
+
+    key = load_corpus([collection], use_cache=False).key
+    SessionStore(paths.data_dir() / "session.json").save(key, Session(query="topic 1"), [str(collection)])
+    app = make_app(collection)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await until(pilot, lambda: screen.loaded > 0, "a first batch")
+        await pilot.press("slash")
+        screen.search_bar.input.value = "topic 2"  # typed before the collection is read
+        await pilot.press("enter")
+        gate.open()
+        screen = await ready(pilot)
+        await until(pilot, lambda: screen.result is not None, "an answer")
+        assert screen.search_bar.value == "topic 2"
+        assert screen.result is not None and screen.result.query == "topic 2"

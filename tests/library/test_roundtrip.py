@@ -100,3 +100,46 @@ def test_exported_bibtex_parses_cleanly_with_both_parsers(collection: Corpus, tm
         data = parse_string(text, "bibtex")
     assert len(data.entries) == len(collection)
     assert {e.key for e in library.entries} == set(data.entries.keys())
+
+
+@pytest.mark.parametrize(("fmt", "suffix"), [("bibtex", ".bib"), ("ris", ".ris"), ("csl-json", ".csl.json")])
+def test_organisations_old_years_and_book_venues_come_back(tmp_path: Path, fmt: str, suffix: str) -> None:
+    import bibtexparser
+
+    papers = [
+        Paper(
+            "a1",
+            "A Mathematical Theory of Communication",
+            "We study communication.",
+            ["Claude Shannon"],
+            "Bell System Technical Journal",
+            1948,
+            kind="article",
+        ),
+        Paper(
+            "a2",
+            "Annual Report",
+            "What the council did.",
+            ["Science and Technology Facilities Council", "Google DeepMind"],
+            "STFC Press",
+            2020,
+            kind="book",
+        ),
+        Paper("a3", "A Note", "A note on things.", ["Ada Lovelace"], "Self-published", 1843, kind="misc"),
+    ]
+    store = BookmarkStore(tmp_path / "bookmarks.json")
+    for p in papers:
+        store.add(p.id, p.title, snapshot=p)
+    out = tmp_path / f"export{suffix}"
+    out.write_text(export(store.all(), lambda pid: None, fmt), "utf-8")
+    back = {p.title: p for p in load_corpus([out])}
+    for p in papers:
+        got = back[p.title]
+        assert (got.authors, got.year, got.venue) == (p.authors, p.year, p.venue), fmt
+    if fmt == "bibtex":
+        entries = bibtexparser.parse_string(out.read_text("utf-8")).entries
+        report = next(e for e in entries if e.fields_dict["title"].value == "Annual Report")
+        assert report.fields_dict["author"].value == (
+            "{Science and Technology Facilities Council} and {Google DeepMind}"
+        )
+        assert report.key.startswith("science2020")

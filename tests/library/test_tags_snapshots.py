@@ -156,6 +156,21 @@ def test_refresh_takes_new_snapshots_in_one_write(path: Path, monkeypatch: pytes
     assert BookmarkStore(path).refresh_snapshots(papers.get) == 0 and len(writes) == 1
 
 
+def test_opening_never_upgrades_a_version_1_file(path: Path) -> None:
+    """An older tui-reader may still use the file: only the user's first change upgrades it."""
+    v1 = {"version": 1, "bookmarks": [{"id": "p1", "title": "Deep Nets", "added": "2026-01-01", "note": ""}]}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(v1), "utf-8")
+    before = path.read_bytes()
+    papers = {"p1": a_paper("p1")}
+    store = BookmarkStore(path)
+    assert store.older_file and store.refresh_snapshots(papers.get) == 0
+    assert path.read_bytes() == before and not path.with_name(path.name + ".v1.bak").exists()
+    store.set_note("p1", "now", snapshot=papers["p1"])  # the user's change: upgraded, backed up
+    assert on_disk(path)["version"] == 2 and path.with_name(path.name + ".v1.bak").read_bytes() == before
+    assert not store.older_file and store.refresh_snapshots(papers.get) == 0  # its snapshot is fresh
+
+
 def test_refresh_from_the_seed_collection(path: Path, seed_corpus: Corpus) -> None:
     store = BookmarkStore(path)
     for row in (1, 3):

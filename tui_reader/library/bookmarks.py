@@ -1,15 +1,9 @@
-"""Bookmarks: a versioned JSON file that two running readers can share without losing a write.
+"""Bookmarks: a versioned JSON file two running readers share without losing a write (jsonstore).
 
-The file is kept with jsonstore's discipline: every change is read-merge-write under a lock,
-written atomically; a file that does not parse is set aside byte for byte; a newer version's file
-is read, never written; a version-1 file is upgraded on the first write, with a copy of it kept
-as ``bookmarks.json.v1.bak``. Bookmarks whose paper is not in the open corpus are kept, and so is
-everything this version does not understand (other keys, entries without a usable id), verbatim.
-
-Version 2 adds, per entry, ``tags`` (a list of words) and ``paper``: a snapshot of the paper's
-citation fields, taken when it was bookmarked, tagged or noted and refreshed whenever a collection
-holding it is open, so an export is complete without the collection. Titles, notes, tags and
-snapshots are made safe for the terminal as they are read.
+Version 2 adds, per entry, ``tags`` and ``paper``: a snapshot of the paper's citation fields,
+taken when it is bookmarked, tagged or noted and refreshed while a collection holding it is open,
+so an export is complete without the collection. A version-1 file is upgraded by the user's first
+change (kept as ``bookmarks.json.v1.bak``), not by opening it. What it does not know is kept.
 """
 
 from __future__ import annotations
@@ -206,6 +200,7 @@ class BookmarkStore:
             max_bytes=MAX_FILE_BYTES,
         )
         self._items: dict[str, Bookmark] = {}
+        self.older_file = False
         self.reload()
 
     @property
@@ -219,7 +214,10 @@ class BookmarkStore:
     # -- reading ----------------------------------------------------------------------------
     def reload(self) -> None:
         """Re-read the file (another process may have changed it)."""
-        entries = self._store.load().get(KEY)
+        doc = self._store.load()
+        version = doc.get("version")  # an older file is upgraded by a change, not by opening it
+        self.older_file = isinstance(version, int) and not isinstance(version, bool) and version < VERSION
+        entries = doc.get(KEY)
         parsed = _parse(entries if isinstance(entries, list) else [])
         self._items = parsed.items
         if parsed.opaque:
@@ -282,6 +280,7 @@ class BookmarkStore:
 
         result = self._store.update(edit, write=changed)
         self._items = fresh[-1]
+        self.older_file = self.older_file and changed is not None and not changed(result)
         return result
 
     @staticmethod
@@ -371,7 +370,10 @@ class BookmarkStore:
 
     def refresh_snapshots(self, lookup: Callable[[str], Paper | None]) -> int:
         """Re-take the snapshot of every bookmark whose paper ``lookup`` finds (the open
-        collection's ``Corpus.get``); the number that changed. One write, only if one did."""
+        collection's ``Corpus.get``); the number that changed. One write, only if one did, and
+        none while the file is of an older version (the user's first change upgrades it)."""
+        if self.older_file:  # opening must not upgrade it: an older tui-reader may still use it
+            return 0
         papers = {pid: lookup(pid) for pid in self._items}
         if not any(_stale(mark, papers[pid]) for pid, mark in self._items.items()):
             return 0

@@ -177,12 +177,18 @@ def verbatim(text: str, also: str = "") -> str:
 
 
 # -- BibTeX ------------------------------------------------------------------------------------
+def _bibtex_name(author: str) -> str:
+    """'Family, Given' in LaTeX; an organisation braced whole, so BibTeX never splits it."""
+    name = split_name(author)
+    return "{" + latex(name.family) + "}" if name.corporate else latex(name.bibtex)
+
+
 def bibtex_fields(paper: Paper, note: str = "") -> tuple[str, list[tuple[str, str]]]:
     """The entry type and (field, LaTeX value) pairs, in the order written."""
     kind = entry_type(paper)
     fields: list[tuple[str, str]] = []
     if paper.authors:
-        fields.append(("author", " and ".join(latex(split_name(a).bibtex) for a in paper.authors)))
+        fields.append(("author", " and ".join(map(_bibtex_name, paper.authors))))
     fields.append(("title", latex_title(paper.title)))
     venue = paper.venue.strip()
     if venue and not (kind == "misc" and venue.lower() == "arxiv" and paper.arxiv):
@@ -280,6 +286,8 @@ def ris(items: list[tuple[Paper, str]], keys: dict[str, str] | None = None) -> s
 
 
 def _csl_name(name: Name) -> dict[str, str]:
+    if name.corporate:  # CSL's own way to say "not a person"
+        return {"literal": name.family}
     out = {"family": name.family}
     if name.given:
         out["given"] = name.given

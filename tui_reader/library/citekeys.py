@@ -83,12 +83,48 @@ _FOLD = str.maketrans(
 )
 
 
+# A name with one of these words is an organisation: written braced whole, never "Council, Science".
+_CORPORATE = frozenset(
+    [
+        "team",
+        "council",
+        "consortium",
+        "collaboration",
+        "institute",
+        "laboratory",
+        "lab",
+        "labs",
+        "group",
+        "project",
+        "foundation",
+        "university",
+        "inc",
+        "inc.",
+        "ltd",
+        "ltd.",
+        "corporation",
+        "company",
+        "committee",
+        "association",
+        "society",
+        "agency",
+        "organization",
+        "organisation",
+        "center",
+        "centre",
+        "deepmind",
+        "openai",
+    ]
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Name:
     given: str
     family: str  # with its particles: "van Gogh"
     particle: str = ""  # "van" (also inside family)
     suffix: str = ""  # "Jr."
+    corporate: bool = False  # "Science and Technology Facilities Council", "Google DeepMind"
 
     @property
     def bibtex(self) -> str:
@@ -109,6 +145,8 @@ def split_name(name: str) -> Name:
 
     text = " ".join(name.replace("{", " ").replace("}", " ").split())
     words = text.split()
+    if "," not in text and len(words) > 1 and any(w.casefold() in _CORPORATE | {"and"} for w in words):
+        return Name("", text, corporate=True)
     suffix = ""
     if "," not in text and len(words) > 2 and words[-1].casefold() in _SUFFIXES:
         suffix, text = words[-1], " ".join(words[:-1])
@@ -133,6 +171,8 @@ def key_base(paper: Paper) -> str:
     if paper.authors:
         name = split_name(paper.authors[0])
         family = name.family[len(name.particle) :] if name.particle else name.family
+        if name.corporate:  # its first word that is not "the": "Science and ... Council" -> science
+            family = next((w for w in family.split() if w.casefold() not in STOP_WORDS), family)
         author = re.sub(r"[^a-z]", "", ascii_fold(family).lower())
     words = (re.sub(r"[^a-z0-9]", "", w) for w in ascii_fold(paper.title).lower().split())
     word = next((w for w in words if w and w not in STOP_WORDS), "")  # "M-IDoL:" is "midol"

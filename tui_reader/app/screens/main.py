@@ -171,7 +171,8 @@ class MainScreen(PaperActions):
         self.papers.no_abstract = title_only(corpus)
         self._growing, self.loaded = None, 0
         self.order_collection()
-        self.resume_query(data.restored.query)
+        if self._pending is None and not self.search_bar.value.strip():  # typed while loading: that wins
+            self.resume_query(data.restored.query)
         self.prepare_index(corpus)
 
     @work(thread=True, exclusive=True, group="index")

@@ -165,6 +165,10 @@ def build(path: Path, data: object) -> Paper | None:
     url = _url(get("url") or "") or (ARXIV_ABS + arxiv if arxiv else "")
     kind = entry.entry_type.strip().lower()
     venue = get("journal") or get("journaltitle") or get("booktitle") or get("series") or ""
+    published = get("howpublished") or ""  # @misc's venue, unless it is only a link
+    if published.lstrip().startswith(("\\url", "http")):
+        published = ""
+    venue = venue or get("publisher") or get("institution") or published  # books, reports, misc
     if not venue and arxiv:
         venue = "arXiv"
     if kind in ("phdthesis", "mastersthesis", "thesis"):

@@ -24,7 +24,7 @@ from tui_reader.corpus.venues import split_venue
 LOADER_VERSION = 7  # bump when parsing or normalisation changes: invalidates the parse cache
 # what fmt() names a file by; .bibtex reads as .bib, .csljson as .csl.json (each gzipped too)
 SUFFIXES = {".txt", ".json", ".jsonl", ".ndjson", ".bib", ".ris", ".csl.json"}
-_YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
+_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d|21\d\d)(?!\d)")  # as the integer range below
 _AUTHOR_SPLIT = re.compile(r"\s*;\s*|\s+and\s+|\s*\n\s*")
 
 # A record is (key, payload): the key is a hash of its raw bytes so that an edited or appended file
@@ -206,7 +206,7 @@ def _authors(value: object) -> list[str]:
 
 
 def _year(value: object) -> int | None:
-    if isinstance(value, int) and 1900 < value < 2200:
+    if isinstance(value, int) and 1500 <= value < 2200:  # Shannon 1948 and Newton 1687 alike
         return value
     if value is None:
         return None

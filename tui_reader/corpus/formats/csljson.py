@@ -141,7 +141,7 @@ def _venue(item: dict[str, object]) -> str:
     for value in (item.get("container-title"), item.get("event-title"), event, item.get("collection-title")):
         if _text(value):
             return _text(value)
-    return ""
+    return _text(item.get("publisher"))  # a book's or a report's venue, as the exporter writes it
 
 
 def build(path: Path, item: object) -> Paper | None:

@@ -55,7 +55,16 @@ KINDS = {
 }
 START, END = "TY", "ER"
 # Where the journal or proceedings is, best first (rispy's names; BT is a tag rispy does not name).
-VENUES = ("journal_name", "alternate_title3", "secondary_title", "BT", "alternate_title2", "alternate_title1")
+# the last, PB: a book's or a report's venue (the exporter writes it so)
+VENUES = (
+    "journal_name",
+    "alternate_title3",
+    "secondary_title",
+    "BT",
+    "alternate_title2",
+    "alternate_title1",
+    "publisher",
+)
 
 
 @lru_cache(maxsize=1)
