@@ -40,7 +40,8 @@ def _add_common(p: argparse.ArgumentParser, with_paths: bool = True) -> None:
             "paths",
             nargs="*",
             metavar="PATH",
-            help="corpus files or folders (default: the bundled ICML 2026 seeds)",
+            help="corpus files or folders: .bib .ris .csl.json .json .jsonl .txt, any gzipped"
+            " (default: the bundled ICML 2026 seeds)",
         )
     p.add_argument(
         "--bookmarks",
