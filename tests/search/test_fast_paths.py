@@ -206,3 +206,13 @@ def test_a_query_of_many_words_is_never_bounded(ix: Any, monkeypatch: pytest.Mon
         assert isinstance(score.search(s, few, 3, exact=False, bounded=True), bounds.Page)
         assert not isinstance(score.search(s, many, 3, exact=False, bounded=True), bounds.Page)
         _same(s, many, limit=3)
+
+
+def test_the_garbage_collector_is_back_on_after_a_search(ix: Any) -> None:
+    """Scoring pauses the cyclic collector (its lists hold no cycles) and never leaves it off."""
+    import gc
+
+    assert gc.isenabled()
+    with ix.searcher() as s:
+        assert score.search(s, query.And([T("content", "learn"), T("content", "model")]), 3) is not None
+    assert gc.isenabled()

@@ -18,7 +18,9 @@ At 300k papers the floor is decoding: ~0.2 µs a posting (zlib, then one pickle 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+import gc
+from collections.abc import Collection, Iterable, Iterator
+from contextlib import contextmanager
 from itertools import compress
 from operator import add
 from typing import Any
@@ -54,12 +56,28 @@ def search(
     if not w3.status().ok:
         return None
     try:
-        return answer(searcher, q, limit, exact, bounded)
+        with _collection_paused():
+            return answer(searcher, q, limit, exact, bounded)
     except stop.Stopped:  # the deadline passed or a newer search began: the searcher says so
         raise
     except Exception as exc:
         w3.failed(exc, q, lambda: searcher.search(q, limit=1))
         return None
+
+
+@contextmanager
+def _collection_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a query is scored: its temporary lists hold no
+    cycles (reference counting frees them), yet allocating them set off collections that walked
+    them, up to 60 ms of a common phrase's 190 at 300k papers. Switched back on only if it was
+    on (another thread's search may have switched it off meanwhile: it switches it back on)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def answer(searcher: Any, q: query.Query, limit: int, exact: bool, bounded: bool) -> Found | None:
