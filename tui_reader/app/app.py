@@ -20,6 +20,7 @@ from tui_reader import paths as app_paths
 from tui_reader.app.commands import palette_commands, reader_keys, reserved_keys
 from tui_reader.app.providers import HistoryProvider, PaperProvider, TagProvider
 from tui_reader.app.screens.main import MainScreen
+from tui_reader.app.terminal import hung_up, watched_fd
 from tui_reader.corpus.text import clean_label
 from tui_reader.library.config import Config, ConfigNotSaved, load_config, save_theme
 
@@ -53,10 +54,17 @@ class ReaderApp(App[None]):
         if self.config.keys:
             self.set_keymap(self.config.keys)
         self.push_screen(MainScreen(self.paths, self.bookmarks_path, self.config))
+        fd = None if self.is_headless else watched_fd()
+        if fd is not None:  # a terminal that closes without SIGHUP must not leave us spinning
+            self.set_interval(2.0, partial(self._quit_if_hung_up, fd))
         for problem in self.config.problems:
             self.notify(
                 clean_label(problem), title="Problem in the configuration", severity="warning", timeout=15
             )
+
+    def _quit_if_hung_up(self, fd: int) -> None:
+        if hung_up(fd):
+            self.exit()
 
     # -- theme ------------------------------------------------------------------------------------
     def _theme_changed(self, theme: Theme) -> None:
