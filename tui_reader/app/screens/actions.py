@@ -88,16 +88,14 @@ class PaperActions(Annotating):
 
     # -- bookmarks ----------------------------------------------------------------------------
     def action_toggle_bookmark(self) -> None:
-        row = self._current()
-        if row is not None and self.corpus is not None and self.store is not None:
-            self.toggle_bookmark(self.store, self.corpus.paper(row))
+        paper = self._current_paper()
+        if paper is not None and self.store is not None:
+            self.toggle_bookmark(self.store, paper)
 
     def action_edit_note(self) -> None:
-        row = self._current()
-        store = self.store
-        if row is None or self.corpus is None or store is None:
+        paper, store = self._current_paper(), self.store
+        if paper is None or store is None:
             return
-        paper = self.corpus.paper(row)
         mark = store.get(paper.id)
 
         def save(note: str | None) -> None:
@@ -142,10 +140,9 @@ class PaperActions(Annotating):
         self._copy(markdown=True)
 
     def _copy(self, markdown: bool) -> None:
-        row = self._current()
-        if row is None or self.corpus is None:
+        paper = self._current_paper()
+        if paper is None:
             return
-        paper = self.corpus.paper(row)
         if not paper.has_abstract:
             self.notify(NO_ABSTRACT, title=paper.title, severity="warning", timeout=4)
             return
@@ -167,10 +164,9 @@ class PaperActions(Annotating):
         self._cite(entry=False)
 
     def _cite(self, entry: bool) -> None:
-        row = self._current()
-        if row is None or self.corpus is None:
+        paper = self._current_paper()
+        if paper is None:
             return
-        paper = self.corpus.paper(row)
         mark = self.store.get(paper.id) if self.store is not None else None
         self.make_citation(paper, mark.note if mark else "", entry)
 
@@ -203,10 +199,9 @@ class PaperActions(Annotating):
     # -- links --------------------------------------------------------------------------------
     def _link(self) -> tuple[str, str] | None:
         """The highlighted paper's link and title; None (said so) when there is none."""
-        row = self._current()
-        if row is None or self.corpus is None:
+        paper = self._current_paper()
+        if paper is None:
             return None
-        paper = self.corpus.paper(row)
         link = paper_link(paper.url)
         if link is None:
             self.notify(NO_LINK, title=paper.title, severity="warning", timeout=4)

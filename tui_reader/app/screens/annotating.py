@@ -27,11 +27,9 @@ class Annotating(Faceting):
         self.papers.tags = {b.id: tag_label(b.tags) for b in bookmarks if b.tags}
 
     def action_edit_tags(self) -> None:
-        row = self._current()
-        store = self.store
-        if row is None or self.corpus is None or store is None:
+        paper, store = self._current_paper(), self.store
+        if paper is None or store is None:
             return
-        paper = self.corpus.paper(row)
         mark = store.get(paper.id)
 
         def save(tags: list[str] | None) -> None:

@@ -31,6 +31,7 @@ NOTICE_LIMIT = 600  # characters of a notice (an exception may carry a whole tra
 
 if TYPE_CHECKING:  # Whoosh loads in the worker that opens the index, after the first paint
     from tui_reader.corpus.corpus import Corpus
+    from tui_reader.corpus.paper import Paper
     from tui_reader.library.bookmarks import Bookmark, BookmarkStore
     from tui_reader.library.history import SearchHistory
     from tui_reader.library.reading import ReadStore
@@ -125,7 +126,7 @@ class ReaderState(Screen[None]):
                 "read": self.read,
                 "bookmarked": frozenset(b.id for b in self.bookmarks),
                 "new": self.new,
-                **tag_sets(self.bookmarks),
+                **querytext.tag_sets((b.id, b.tags) for b in self.bookmarks),
             }
             self._sets_of = source
         return self._sets
@@ -135,6 +136,13 @@ class ReaderState(Screen[None]):
         if row is None:
             self.notify("No paper highlighted.", severity="warning")
         return row
+
+    def _current_paper(self) -> Paper | None:
+        """The highlighted paper; None (said so when nothing is highlighted) while there is none."""
+        row = self._current()
+        if row is None or self.corpus is None:
+            return None
+        return self.corpus.paper(row)
 
     # -- filled in by the mixins and MainScreen -------------------------------------------------
     def show_view(self) -> None:
@@ -163,11 +171,6 @@ class ReaderState(Screen[None]):
         if len(text) > NOTICE_LIMIT:
             text = text[: NOTICE_LIMIT - 1] + "…"
         self.app.notify(text, title=clean_label(title)[:60], severity=severity, timeout=timeout, markup=False)
-
-
-def tag_sets(bookmarks: Sequence[Bookmark]) -> dict[str, frozenset[str]]:
-    """``tagged`` and one set per tag (search/subsets.py names them as ``tag:name`` asks)."""
-    return querytext.tag_sets((b.id, b.tags) for b in bookmarks)
 
 
 def sentence(text: str) -> str:
