@@ -39,6 +39,10 @@ class Paper:
     arxiv: str = ""
     keywords: list[str] = field(default_factory=list)
     kind: str = ""
+    # The full bibliographic record, shaped as a CSL-JSON item (issue 18): every field the source
+    # gave beyond the columns above ("volume", "issue", "page", "publisher", "editor", "issued",
+    # "ISBN", "citation-key", ...), and under "custom" what the reader does not model, verbatim.
+    record: dict[str, object] = field(default_factory=dict)
 
     @property
     def has_abstract(self) -> bool:
@@ -55,6 +59,8 @@ class Paper:
             out["keywords"] = list(self.keywords)
         if self.kind:
             out["kind"] = self.kind
+        if self.record:
+            out["record"] = self.record
         return out
 
     def set_extra(self, extra: object) -> None:
@@ -65,9 +71,11 @@ class Paper:
         keywords = extra.get("keywords")
         self.keywords = [str(k) for k in keywords] if isinstance(keywords, list) else []
         self.kind = str(extra.get("kind") or "")
+        record = extra.get("record")
+        self.record = dict(record) if isinstance(record, dict) else {}
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "id": self.id,
             "title": self.title,
             "abstract": self.abstract,
@@ -82,3 +90,6 @@ class Paper:
             "sources": list(self.sources),
             "title_generated": self.title_generated,
         }
+        if self.record:
+            out["record"] = dict(self.record)
+        return out

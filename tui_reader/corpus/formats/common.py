@@ -228,6 +228,7 @@ def make_paper(
     keywords: Iterable[str] = (),
     kind: str = "",
     title_only: bool = False,
+    record: dict[str, object] | None = None,
 ) -> Paper | None:
     """The Paper a record becomes; None when it has nothing to show. ``title_only`` lists an entry
     that has a title but no abstract (citation formats) instead of skipping it."""
@@ -254,6 +255,7 @@ def make_paper(
         arxiv=arxiv,
         keywords=[k for k in dict.fromkeys(str(normalise_inline(k)).strip() for k in keywords) if k],
         kind=kind,
+        record=record or {},
     )
 
 
