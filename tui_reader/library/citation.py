@@ -1,13 +1,16 @@
-"""Papers as citations: BibTeX (bibtexparser 2's writer, text LaTeX-encoded by pylatexenc), RIS
-(rispy) and CSL-JSON, each from the same fields, so every format says the same thing.
+"""Papers as citations: BibTeX (bibtexparser 2's writer, text LaTeX-encoded by pylatexenc); RIS and
+CSL-JSON are in citeformats.py. Every field of the paper's record (bibrecord.py) is written.
 
-The entry type: the paper's own ``kind`` when its source was a citation file; otherwise a journal
-venue gives ``@article`` (``journal``), any other venue ``@inproceedings`` (``booktitle``), and a
-paper with only an arXiv id ``@misc`` with ``eprint``/``archivePrefix``. Text goes in as LaTeX
-that decodes back to the same text (accents as ``{\\"o}``, ``&`` as ``{\\&}``, braces as
-``\\lbrace``, so every field's braces balance); capitals in a title that a style must not
-lowercase are braced (``{GPT}-4``). URLs and DOIs go in verbatim, only braces, spaces and
-backslashes percent-encoded.
+The entry type follows the source (bibrecord.source_kind); a paper whose source named none gets
+``@article`` for a journal venue (``journal``), ``@inproceedings`` for any other venue
+(``booktitle``), and ``@misc`` with ``eprint``/``archivePrefix`` for an arXiv id alone. Text goes
+in as LaTeX that decodes back to the same text (NFC first; accents as ``{\\"o}``, ``&`` as
+``{\\&}``, braces as ``\\lbrace``, so every field's braces balance); capitals a style must not
+lowercase are braced (``{GPT}-4``). A character LaTeX has no command for (CJK, a lone combining
+mark) is kept, inside ``\\tuireaderchar{...}``, which the file's ``@preamble`` defines: the text
+itself under XeLaTeX or LuaLaTeX, ``?`` under pdflatex (which cannot set it), so the file
+compiles everywhere and loses nothing. URLs and DOIs go in verbatim, only braces, blanks,
+backslashes and non-ASCII percent-encoded. The source's own fields ("custom") go back as written.
 
 The libraries are imported when a citation is first written: the command line starts without them.
 """
@@ -15,30 +18,16 @@ The libraries are imported when a citation is first written: the command line st
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from tui_reader.corpus.paper import Paper
-from tui_reader.corpus.text import safe_json
-from tui_reader.library.citekeys import Name, cite_keys, key_base, split_name
+from tui_reader.library import bibrecord as rec
+from tui_reader.library.bibrecord import Person
+from tui_reader.library.citekeys import cite_keys, key_base, source_key
 
-# The kind a source gives (BibTeX, RIS or CSL spelling) -> the BibTeX entry type written.
-KINDS = {
-    **dict.fromkeys(["article", "jour", "ejour", "mgzn", "article-journal", "journal-article"], "article"),
-    **dict.fromkeys(
-        ["inproceedings", "conference", "conf", "cpaper", "paper-conference", "proceedings-article"],
-        "inproceedings",
-    ),
-    **dict.fromkeys(["incollection", "chap", "chapter", "book-chapter"], "incollection"),
-    **dict.fromkeys(["phdthesis", "thes", "thesis", "dissertation"], "phdthesis"),
-    **dict.fromkeys(["techreport", "rprt", "report"], "techreport"),
-    **dict.fromkeys(["book", "inbook", "mastersthesis", "unpublished", "proceedings"], None),  # as named
-    **dict.fromkeys(["unpb", "manuscript"], "unpublished"),
-    **dict.fromkeys(
-        ["misc", "gen", "elec", "online", "preprint", "posted-content", "article-preprint"], "misc"
-    ),
-}
 # Where the venue goes, per entry type.
 VENUE_FIELD = {
     "article": "journal",
@@ -51,33 +40,15 @@ VENUE_FIELD = {
     "book": "publisher",
     "proceedings": "publisher",
 }
-RIS_TYPES = {
-    "article": "JOUR",
-    "inproceedings": "CPAPER",
-    "incollection": "CHAP",
-    "inbook": "CHAP",
-    "phdthesis": "THES",
-    "mastersthesis": "THES",
-    "techreport": "RPRT",
-    "book": "BOOK",
-    "proceedings": "CONF",
-    "unpublished": "UNPB",
-}
-CSL_TYPES = {
-    "article": "article-journal",
-    "inproceedings": "paper-conference",
-    "incollection": "chapter",
-    "inbook": "chapter",
-    "phdthesis": "thesis",
-    "mastersthesis": "thesis",
-    "techreport": "report",
-    "book": "book",
-    "proceedings": "book",
-    "unpublished": "manuscript",
-}
 JOURNALS = frozenset({"tmlr", "jmlr", "tpami", "ijcv", "tacl", "ra-l", "pnas", "plos one", "elife"})
 _JOURNAL_WORDS = re.compile(
     r"\b(journal|transactions|letters|magazine|review|annals|bulletin|acta)\b|^(nature|science)\b", re.I
+)
+MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+CHAR_MACRO = "tuireaderchar"
+PREAMBLE = (
+    "{\\providecommand{\\" + CHAR_MACRO + "}[1]{\\ifdefined\\XeTeXrevision #1\\else"
+    "\\ifdefined\\directlua #1\\else ?\\fi\\fi}}"
 )
 
 
@@ -95,9 +66,9 @@ class Citation:
 
 def entry_type(paper: Paper) -> str:
     """The BibTeX entry type (see the module docstring)."""
-    kind = paper.kind.strip().lower()
-    if kind in KINDS:
-        return KINDS[kind] or kind
+    kind = rec.source_kind(paper)
+    if kind is not None:
+        return kind
     venue = paper.venue.strip()
     if venue and venue.lower() != "arxiv":
         return "article" if is_journal(venue) else "inproceedings"
@@ -136,16 +107,19 @@ def _encoder() -> Any:
 # before it, which a combining accent belongs to). Only those runs go through it: it works
 # character by character in Python, ~50x slower than a regex over text that is mostly plain.
 _ENCODED = re.compile(r'[A-Za-z]?(?:[^\x00-\x7f]|["#$%&<>\\^_`{}~])+')
+_UNSET = re.compile(r"[^\x00-\x7f]+")  # what the encoder kept: LaTeX has no command for it
 
 
 @lru_cache(maxsize=8192)
 def _encode_run(run: str) -> str:  # the same few runs ("ö", "&", "%") come back again and again
-    return str(_encoder().unicode_to_latex(run))
+    out = str(_encoder().unicode_to_latex(run))
+    return _UNSET.sub(lambda m: "{\\" + CHAR_MACRO + "{" + m.group() + "}}", out)
 
 
 def latex(text: str) -> str:
     """Plain text as LaTeX that reads back as the same text: runs of hyphens or of quotes stay
     what they are (not dashes, not curly quotes)."""
+    text = unicodedata.normalize("NFC", text)
     out = _ENCODED.sub(lambda m: _encode_run(m.group()), text)
     for pair, apart in (("--", "-{}-"), ("''", "'{}'")):
         out = out.replace(pair, apart).replace(pair, apart)
@@ -159,69 +133,215 @@ def latex_title(title: str) -> str:
     """A title as LaTeX with its capitals protected where a style would lowercase them: a word
     with a capital past its first letter ({GPT}, {ImageNet}, {3D}) or a lone capital ({B})."""
     out = []
-    for n, piece in enumerate(_WORD.split(title)):
+    for n, piece in enumerate(_WORD.split(unicodedata.normalize("NFC", title))):
         encoded = latex(piece)
         inner = any(c.isupper() for c in piece[1:])
         lone = len(piece) == 1 and piece.isupper() and n > 1 and piece != "A"
-        if n % 2 and (inner or lone):
+        if n % 2 and (inner or lone) and not encoded.startswith("{\\" + CHAR_MACRO):
             encoded = "{" + encoded + "}"
         out.append(encoded)
     return "".join(out)
 
 
 def verbatim(text: str, also: str = "") -> str:
-    """A URL, DOI or eprint id as BibTeX holds it: braces, blanks and backslashes (and the
-    characters in ``also``) percent-encoded, nothing else changed."""
-    unsafe = re.compile(r"[{}\\\s" + re.escape(also) + "]")
+    """A URL, DOI or eprint id as BibTeX holds it: braces, blanks, backslashes and non-ASCII (and
+    the characters in ``also``) percent-encoded, nothing else changed."""
+    unsafe = re.compile(r"[{}\\\s\x80-\U0010ffff" + re.escape(also) + "]")
     return unsafe.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), text)
 
 
+def pages(page: str) -> str:
+    """'12–19' -> '12--19' (BibTeX's range); the parts LaTeX-encoded."""
+    start, end = rec.page_range(page)
+    return f"{latex(start)}--{latex(end)}" if end else latex(start)
+
+
+def balanced(value: str) -> bool:
+    depth = 0
+    for ch in re.sub(r"\\[{}]", "", value):
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 # -- BibTeX ------------------------------------------------------------------------------------
-def _bibtex_name(author: str) -> str:
-    """'Family, Given' in LaTeX; an organisation braced whole, so BibTeX never splits it."""
-    name = split_name(author)
-    return "{" + latex(name.family) + "}" if name.corporate else latex(name.bibtex)
+def _part(text: str) -> str:
+    """A name part; braced when BibTeX would split it (a comma, the word 'and')."""
+    out = latex(text)
+    return "{" + out + "}" if "," in text or re.search(r"\band\b", text, re.I) else out
+
+
+def _bibtex_name(person: Person) -> str:
+    """'von Last, Jr, First' in LaTeX; an organisation braced whole, so BibTeX never splits it."""
+    if person.literal:
+        return "{" + latex(person.literal) + "}"
+    family = " ".join(p for p in (person.particle and latex(person.particle), _part(person.family)) if p)
+    return ", ".join(p for p in (family, _part(person.suffix), _part(person.given)) if p)
+
+
+def _names(people: list[Person]) -> str:
+    return " and ".join(map(_bibtex_name, people))
+
+
+def _where(paper: Paper, kind: str) -> list[tuple[str, str]]:
+    """The venue, publisher, institution and place fields, by entry type."""
+    r = paper.record
+    container = rec.text(r, "container-title")
+    venue = container or paper.venue.strip()
+    publisher, institution = rec.text(r, "publisher"), rec.text(r, "institution")
+    field = VENUE_FIELD.get(kind, "howpublished")
+    if field in ("school", "institution"):  # a thesis's school, a report's institution
+        venue = institution or publisher or venue
+        publisher = "" if publisher == venue else publisher
+        institution = ""
+    elif field == "publisher":  # a book: its publisher; a container (a series' volume) as booktitle
+        field, publisher = "booktitle", publisher or venue
+        venue = container if container and container != publisher else ""
+    elif publisher == venue and not container:
+        venue = ""  # a misc whose only venue is its publisher
+    out: list[tuple[str, str]] = []
+    if venue and not (kind == "misc" and venue.lower() == "arxiv" and paper.arxiv):
+        out.append((field, latex(venue)))
+    named = (
+        ("shortjournal", rec.text(r, "container-title-short")),
+        ("publisher", publisher),
+        ("institution", institution),
+        ("address", rec.text(r, "publisher-place")),
+    )
+    return out + [(f, latex(v)) for f, v in named if v]
+
+
+def _numbers(paper: Paper, kind: str) -> list[tuple[str, str]]:
+    """Series, edition, volume, number/issue and pages."""
+    r = paper.record
+    out = [(f, latex(rec.text(r, k))) for f, k in (("series", "collection-title"), ("edition", "edition"))]
+    out.append(("volume", latex(rec.text(r, "volume"))))
+    issue, number = rec.text(r, "issue"), rec.text(r, "number")
+    if kind == "misc" and paper.arxiv and number == paper.arxiv:
+        number = ""  # the eprint id, written as eprint
+    first, second = (issue, number) if kind == "article" or not number else (number, issue)
+    out += [("number", latex(first)), ("issue", latex(second))]
+    if page := rec.text(r, "page"):
+        out.append(("pages", pages(page)))
+    return [(f, v) for f, v in out if v]
+
+
+def _date(paper: Paper) -> list[tuple[str, str]]:
+    parts = rec.date_parts(paper)
+    if not parts:
+        raw = rec.raw_date(paper)
+        return [("year", latex(raw))] if raw else []
+    out = [("year", str(parts[0]))]
+    if len(parts) > 1 and 1 <= parts[1] <= 12:
+        out.append(("month", MONTHS[parts[1] - 1]))
+    if len(parts) > 2:  # the day: only biblatex's date holds it
+        out.append(("date", "-".join([f"{parts[0]:04d}", *(f"{p:02d}" for p in parts[1:])])))
+    return out
+
+
+def _links(paper: Paper) -> list[tuple[str, str]]:
+    out = []
+    for n, url in enumerate(rec.links(paper, arxiv_url(paper))):
+        out.append(("url" if n == 0 else f"url{n + 1}", verbatim(url)))
+    files = rec.attachments(paper)
+    if files:
+        plain = len(files) == 1 and not files[0].mime and not files[0].description
+        value = ";".join(
+            _unbraced(f.path) if plain else ":".join(map(_jabref, (f.description, f.path, f.mime)))
+            for f in files
+        )
+        out.append(("file", value))
+    return out
+
+
+def _jabref(part: str) -> str:
+    """A part of a JabRef ``file`` value: its separators backslash-escaped, as JabRef writes."""
+    return _unbraced(re.sub(r"([:;\\])", r"\\\1", part))
+
+
+def _unbraced(path: str) -> str:
+    """A path as written, only braces and line breaks percent-encoded (they would end the field)."""
+    return re.sub(r"[{}\n]", lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), path)
+
+
+def _text_fields(paper: Paper, note: str) -> list[tuple[str, str]]:
+    r = paper.record
+    out = [
+        (f, latex(rec.text(r, k))) for f, k in (("isbn", "ISBN"), ("issn", "ISSN"), ("language", "language"))
+    ]
+    out += [(f, latex(rec.text(r, k))) for f, k in (("type", "genre"), ("version", "version"))]
+    out += [("eventtitle", latex(rec.text(r, "event")))]
+    if paper.arxiv:
+        out += [("eprint", verbatim(paper.arxiv)), ("archivePrefix", "arXiv")]
+    if paper.doi:
+        out.append(("doi", verbatim(paper.doi)))
+    out += _links(paper)
+    out += [("abstract", latex(paper.abstract)), ("keywords", latex(", ".join(paper.keywords)))]
+    own_note = rec.text(r, "note")
+    out += [("note", latex(own_note or note)), ("annote", latex(note if own_note else ""))]
+    return [(f, v) for f, v in out if v]
+
+
+def _custom(paper: Paper, written: list[tuple[str, str]]) -> list[tuple[str, str, bool]]:
+    """The source's own fields: (name, value, verbatim). BibTeX's own go back as written (when
+    their braces balance); another format's are text, encoded like the rest."""
+    ours = dict(written)
+    out = []
+    from_bibtex = rec.origin(paper) == "bibtex"
+    for name, value in rec.custom(paper).items():
+        key = re.sub(r"[^a-z0-9_:.+-]", "-", name.lower()).strip("-")
+        raw = "\n".join(rec.custom_text(value))
+        keep = from_bibtex and isinstance(value, str) and balanced(raw)
+        written_as = rec.own_or_clash(key, ours, raw if keep else latex(raw), ours) if key else None
+        if written_as and raw.strip():
+            out.append((written_as, raw if keep else latex(raw), keep))
+            ours[written_as] = raw
+    return out
 
 
 def bibtex_fields(paper: Paper, note: str = "") -> tuple[str, list[tuple[str, str]]]:
     """The entry type and (field, LaTeX value) pairs, in the order written."""
     kind = entry_type(paper)
     fields: list[tuple[str, str]] = []
-    if paper.authors:
-        fields.append(("author", " and ".join(map(_bibtex_name, paper.authors))))
-    fields.append(("title", latex_title(paper.title)))
-    venue = paper.venue.strip()
-    if venue and not (kind == "misc" and venue.lower() == "arxiv" and paper.arxiv):
-        fields.append((VENUE_FIELD.get(kind, "howpublished"), latex(venue)))
-    if paper.year:
-        fields.append(("year", str(paper.year)))
-    if paper.arxiv:
-        fields += [("eprint", verbatim(paper.arxiv)), ("archivePrefix", "arXiv")]
-    if paper.doi:
-        fields.append(("doi", verbatim(paper.doi)))
-    if url := arxiv_url(paper):
-        fields.append(("url", verbatim(url)))
-    if paper.abstract:
-        fields.append(("abstract", latex(paper.abstract)))
-    if paper.keywords:
-        fields.append(("keywords", latex(", ".join(paper.keywords))))
-    if note:
-        fields.append(("note", latex(note)))
+    for role in ("author", "editor", "translator"):
+        if people := rec.people(paper, role):
+            fields.append((role, _names(people)))
+    main, subtitle = rec.text(paper.record, "title-main"), rec.text(paper.record, "subtitle")
+    if main and subtitle:
+        fields += [("title", latex_title(main)), ("subtitle", latex_title(subtitle))]
+    else:
+        fields.append(("title", latex_title(paper.title)))
+    if short := rec.text(paper.record, "title-short"):
+        fields.append(("shorttitle", latex_title(short)))
+    fields += _where(paper, kind) + _numbers(paper, kind) + _date(paper)
+    fields += _text_fields(paper, note)
+    fields += [(name, value) for name, value, _raw in _custom(paper, fields)]
     return kind, fields
+
+
+def needs_preamble(text: str) -> bool:
+    return "\\" + CHAR_MACRO + "{" in text
 
 
 def bibtex(items: list[tuple[Paper, str]], keys: dict[str, str] | None = None) -> str:
     """A BibTeX file of (paper, note) items, written by bibtexparser."""
     from bibtexparser import Library, write_string
     from bibtexparser.middlewares import default_unparse_stack
-    from bibtexparser.model import Entry, Field
+    from bibtexparser.model import Entry, Field, Preamble
     from bibtexparser.writer import BibtexFormat
 
     keys = keys or cite_keys(p for p, _ in items)
     library = Library()
+    entries: list[Entry] = []
     for paper, note in items:
         kind, fields = bibtex_fields(paper, note)
-        library.add(Entry(kind, keys[paper.id], [Field(k, v) for k, v in fields]))
+        made = [Field(k, v, enclosing="no-enclosing" if k == "month" else None) for k, v in fields]
+        entries.append(Entry(kind, keys[paper.id], made))
+    if any(needs_preamble(f.value) for e in entries for f in e.fields):
+        library.add(Preamble(PREAMBLE))
+    for entry in entries:
+        library.add(entry)
     style = BibtexFormat()  # type: ignore[no-untyped-call]
     style.indent = "  "
     style.block_separator = "\n"
@@ -231,99 +351,18 @@ def bibtex(items: list[tuple[Paper, str]], keys: dict[str, str] | None = None) -
 
 
 def citation(paper: Paper, note: str = "") -> Citation:
-    """One paper's entry and key, for copying: the key has no clash suffix (it is on its own)."""
-    key = key_base(paper)
+    """One paper's entry and key, for copying: the source's own key, else today's (no suffix)."""
+    key = source_key(paper) or key_base(paper)
     return Citation(key, bibtex([(paper, note)], {paper.id: key}))
 
 
-# -- RIS and CSL-JSON --------------------------------------------------------------------------
-def _ris_text(text: str) -> str:
-    """A value that may span lines: no line of it may read as a tag line ('ER  - ')."""
-    return re.sub(r"(?m)^(?=[A-Za-z][A-Za-z0-9] {2}-)", " ", text)
-
-
-def _ris_name(name: Name) -> str:
-    return ", ".join(p for p in (name.family, name.given, name.suffix) if p)
-
-
 def ris(items: list[tuple[Paper, str]], keys: dict[str, str] | None = None) -> str:
-    """An RIS file of (paper, note) items, written by rispy (without its '1.' record numbers)."""
-    import rispy
+    from tui_reader.library.citeformats import ris as write
 
-    class Writer(rispy.RisWriter):
-        def set_header(self, count: int) -> str:
-            return ""
-
-    keys = keys or cite_keys(p for p, _ in items)
-    records: list[dict[str, object]] = []
-    for paper, note in items:
-        kind = entry_type(paper)
-        record: dict[str, object] = {
-            "type_of_reference": RIS_TYPES.get(kind, "GEN"),
-            "id": keys[paper.id],
-            "title": paper.title,
-        }
-        if paper.authors:
-            record["authors"] = [_ris_name(split_name(a)) for a in paper.authors]
-        if paper.year:
-            record["year"] = str(paper.year)
-        if paper.venue and kind != "misc":
-            record["secondary_title"] = paper.venue
-        elif paper.venue and paper.venue.lower() != "arxiv":
-            record["publisher"] = paper.venue
-        if paper.doi:
-            record["doi"] = paper.doi
-        if url := arxiv_url(paper):
-            record["urls"] = [verbatim(url, ";")]  # rispy splits URLs at ";"
-        if paper.abstract:
-            record["abstract"] = _ris_text(paper.abstract)
-        if paper.keywords:
-            record["keywords"] = list(paper.keywords)
-        if note:
-            record["notes"] = [_ris_text(note)]
-        records.append(record)
-    return str(rispy.dumps(records, implementation=Writer))
-
-
-def _csl_name(name: Name) -> dict[str, str]:
-    if name.corporate:  # CSL's own way to say "not a person"
-        return {"literal": name.family}
-    out = {"family": name.family}
-    if name.given:
-        out["given"] = name.given
-    if name.suffix:
-        out["suffix"] = name.suffix
-    return out
-
-
-def csl_item(paper: Paper, key: str, note: str = "") -> dict[str, object]:
-    kind = entry_type(paper)
-    item: dict[str, object] = {
-        "id": key,
-        "type": CSL_TYPES.get(kind, "article"),
-        "title": paper.title,
-    }
-    if paper.authors:
-        item["author"] = [_csl_name(split_name(a)) for a in paper.authors]
-    if paper.year:
-        item["issued"] = {"date-parts": [[paper.year]]}
-    if paper.venue and kind != "misc":
-        item["container-title"] = paper.venue
-    elif paper.venue and paper.venue.lower() != "arxiv":
-        item["publisher"] = paper.venue
-    if paper.arxiv and kind == "misc":  # a preprint: arXiv is where it is published
-        item.setdefault("publisher", "arXiv")
-        item["number"] = paper.arxiv
-    if paper.doi:
-        item["DOI"] = paper.doi
-    if url := arxiv_url(paper):
-        item["URL"] = url
-    for key_, value in (("abstract", paper.abstract), ("keyword", ", ".join(paper.keywords)), ("note", note)):
-        if value:
-            item[key_] = value
-    return item
+    return write(items, keys)
 
 
 def csl_json(items: list[tuple[Paper, str]], keys: dict[str, str] | None = None) -> str:
-    keys = keys or cite_keys(p for p, _ in items)
-    return safe_json([csl_item(p, keys[p.id], note) for p, note in items], indent=2) + "\n"
+    from tui_reader.library.citeformats import csl_json as write
+
+    return write(items, keys)

@@ -191,20 +191,47 @@ def _suffixes() -> Iterator[str]:
         yield out
 
 
+_BAD_KEY = re.compile(r"[\s,{}()\"#%'=\\~]+")
+
+
+def source_key(paper: Paper) -> str:
+    """The source's own citation key (BibTeX key, RIS ID, CSL id), as a BibTeX key may be
+    written: characters BibTeX or biber would stop at taken out; '' when it gave none."""
+    key = paper.record.get("citation-key")
+    return _BAD_KEY.sub("", key.strip()) if isinstance(key, str) else ""
+
+
+def _claim(base: str, pids: list[str], taken: set[str], keys: dict[str, str], first_bare: bool) -> None:
+    """Keys for the papers sharing ``base``, in id order: ``a``, ``b``, ... skipping keys taken
+    (the first keeps ``base`` itself when ``first_bare``)."""
+    letters = _suffixes()
+    for n, pid in enumerate(sorted(pids)):
+        key = base if first_bare and n == 0 and base not in taken else base + next(letters)
+        while key in taken:
+            key = base + next(letters)
+        keys[pid] = key
+        taken.add(key)
+
+
 def cite_keys(papers: Iterable[Paper]) -> dict[str, str]:
-    """A unique key for each paper, by id. Papers sharing a base key get ``a``, ``b``, ... in the
-    order of their ids, skipping any key another paper already has."""
+    """A unique key for each paper, by id. A paper whose source gave a key keeps it (papers sharing
+    one: the first by id keeps it, the others get ``a``, ``b``, ...). The others get today's keys:
+    papers sharing a base key get ``a``, ``b``, ... in the order of their ids, skipping any key
+    another paper already has."""
+    own: dict[str, list[str]] = defaultdict(list)
     groups: dict[str, list[str]] = defaultdict(list)
     for paper in papers:
-        groups[key_base(paper)].append(paper.id)
-    keys = {ids[0]: base for base, ids in groups.items() if len(ids) == 1}
-    taken = set(keys.values())
-    for base in sorted(b for b, ids in groups.items() if len(ids) > 1):
-        letters = _suffixes()
-        for pid in sorted(groups[base]):
-            key = base + next(letters)
-            while key in taken:
-                key = base + next(letters)
-            keys[pid] = key
-            taken.add(key)
+        if key := source_key(paper):
+            own[key].append(paper.id)
+        else:
+            groups[key_base(paper)].append(paper.id)
+    keys: dict[str, str] = {}
+    taken: set[str] = set()
+    for key in sorted(own):
+        _claim(key, own[key], taken, keys, first_bare=True)
+    for base in sorted(b for b, ids in groups.items() if len(ids) == 1 and b not in taken):
+        keys[groups[base][0]] = base
+        taken.add(base)
+    for base in sorted(b for b in groups if groups[b][0] not in keys):
+        _claim(base, groups[base], taken, keys, first_bare=False)
     return keys
