@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 from tui_reader import __version__, paths
 from tui_reader.cli_bookmarks import add_parser as add_bookmarks_parser
 from tui_reader.cli_bookmarks import run as run_bookmarks
+from tui_reader.cli_export import add_parser as add_export_parser
+from tui_reader.cli_export import run as run_export
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.corpus.formats import CorpusError
 from tui_reader.corpus.text import clean_label, safe_json
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
     from tui_reader.search.index import SearchIndex
     from tui_reader.search.searcher import Searcher
 
-SUBCOMMANDS = ("list", "search", "index", "bookmarks", "config")
+SUBCOMMANDS = ("list", "search", "index", "bookmarks", "config", "export")
 
 
 class UsageError(Exception):
@@ -55,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tui-reader",
         description="A keyboard-first terminal reader for paper abstracts.",
-        epilog="Subcommands: list, search, index, bookmarks, config (tui-reader SUBCOMMAND --help).",
+        epilog="Subcommands: list, search, index, bookmarks, config, export (tui-reader SUBCOMMAND --help).",
     )
     parser.add_argument("--version", action="version", version=f"tui-reader {__version__}")
     _add_common(parser)
@@ -90,6 +92,7 @@ def build_sub_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--path", action="store_true", help="print only the configuration file's path")
     add_bookmarks_parser(sub, _add_common)
+    add_export_parser(sub, _add_common)
     return parser
 
 
@@ -294,6 +297,10 @@ def cmd_bookmarks(args: argparse.Namespace, corpus: Corpus) -> int:
     return run_bookmarks(args, corpus, _resolve_id)
 
 
+def cmd_export(args: argparse.Namespace, corpus: Corpus) -> int:
+    return run_export(args, corpus, open_searcher, _filter_sets)
+
+
 def cmd_config(args: argparse.Namespace) -> int:
     """The effective configuration. Reading the table of actions loads no Textual; the theme
     names do (only here, for this subcommand)."""
@@ -322,9 +329,9 @@ def run_subcommand(argv: Sequence[str]) -> int:
         return cmd_config(args)
     corpus = load_corpus(args.paths)
     _warn(corpus)
-    handler = {"list": cmd_list, "search": cmd_search, "index": cmd_index, "bookmarks": cmd_bookmarks}[
-        args.command
-    ]
+    handler = {"list": cmd_list, "search": cmd_search, "index": cmd_index, "bookmarks": cmd_bookmarks}.get(
+        args.command, cmd_export
+    )
     return handler(args, corpus)
 
 

@@ -18,7 +18,7 @@ from tui_reader.library.bookmarks import SNAPSHOT, Bookmark
 from tui_reader.library.citation import Citation, bibtex, citation, csl_json, ris
 from tui_reader.library.citekeys import cite_keys
 
-__all__ = ["FORMATS", "Citation", "bookmark_citation", "citation", "export", "paper_of"]
+__all__ = ["FORMATS", "Citation", "bookmark_citation", "citation", "export", "export_papers", "paper_of"]
 
 FORMATS = ("bibtex", "ris", "csl-json", "markdown", "json")
 
@@ -67,6 +67,43 @@ def export(
     keys = cite_keys(p for p, _ in items)
     writer = {"bibtex": bibtex, "ris": ris, "csl-json": csl_json}[fmt]
     return writer(items, keys)
+
+
+def export_papers(papers: list[Paper], fmt: str, notes: dict[str, str] | None = None) -> str:
+    """Papers (a search's answer, in its order) in a format of FORMATS; ``notes``: the bookmark
+    notes by paper id, written with the citations as a bookmark export writes them."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format: {fmt}")
+    notes = notes or {}
+    keys = cite_keys(papers)
+    if fmt == "json":
+        rows = [
+            {**p.to_dict(), "key": keys[p.id], **({"note": notes[p.id]} if p.id in notes else {})}
+            for p in papers
+        ]
+        return safe_json(rows, indent=2) + "\n"
+    if fmt == "markdown":
+        return _papers_markdown(papers, notes)
+    writer = {"bibtex": bibtex, "ris": ris, "csl-json": csl_json}[fmt]
+    return writer([(p, notes.get(p.id, "")) for p in papers], keys)
+
+
+def _papers_markdown(papers: list[Paper], notes: dict[str, str]) -> str:
+    lines = ["# Papers", ""]
+    for paper in papers:
+        lines += [f"## {paper.title}", ""]
+        meta = [", ".join(paper.authors)] if paper.authors else []
+        if paper.venue or paper.year:
+            meta.append(venue_label(paper.venue, paper.year))
+        lines += [" · ".join([*meta, f"id `{paper.id}`"]), ""]
+        if note := notes.get(paper.id):
+            lines += ["**Note:** " + "  \n".join(note.split("\n")), ""]
+        if paper.abstract:
+            lines += ["> " + paper.abstract.replace("\n", "\n> "), ""]
+        link = paper.url or (f"https://doi.org/{paper.doi}" if paper.doi else "")
+        if link:
+            lines += [f"<{link}>", ""]
+    return "\n".join(lines)
 
 
 def _json(found: list[tuple[Bookmark, Paper | None, bool]]) -> str:
