@@ -181,6 +181,15 @@ COMMANDS: tuple[Command, ...] = (
         footer=False,
     ),
     Command(
+        "export_results",
+        "E",
+        "Export",
+        "Export the list as BibTeX",
+        "Write the papers in the list (a search's whole answer, in its order) to a new BibTeX file in"
+        " the current folder; the notice names it",
+        footer=False,
+    ),
+    Command(
         "open_link",
         "o",
         "Open",

@@ -8,15 +8,20 @@ bookmark keeps, so an export without the collection open is complete too. A book
 
 from __future__ import annotations
 
+import os
+import re
+import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from datetime import date
+from pathlib import Path
 
 from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.text import safe_json
 from tui_reader.corpus.venues import venue_label
 from tui_reader.library.bookmarks import SNAPSHOT, Bookmark
 from tui_reader.library.citation import Citation, bibtex, citation, csl_json, ris
-from tui_reader.library.citekeys import cite_keys
+from tui_reader.library.citekeys import ascii_fold, cite_keys
 
 __all__ = ["FORMATS", "Citation", "bookmark_citation", "citation", "export", "export_papers", "paper_of"]
 
@@ -147,3 +152,45 @@ def _markdown(found: list[tuple[Bookmark, Paper | None, bool]]) -> str:
         if link:
             lines += [f"<{link}>", ""]
     return "\n".join(lines)
+
+
+def export_name(query: str, day: date, suffix: str = ".bib") -> str:
+    """``tui-reader-export-<query-slug>-<date>.bib``: the query's words, ASCII, at most 40
+    characters ('all' for the whole collection)."""
+    slug = "-".join(re.findall(r"[a-z0-9]+", ascii_fold(query).lower()))[:40].strip("-") or "all"
+    return f"tui-reader-export-{slug}-{day.isoformat()}{suffix}"
+
+
+def write_new_file(folder: Path, name: str, data: bytes) -> Path:
+    """Write ``data`` to ``folder/name``, never over a file that is there: ``-1``, ``-2``, ...
+    before the suffix until a name is free. Written whole to a temp file first, then linked in
+    (a link never replaces a file), so a crash leaves no half file under the name."""
+    stem, dot, suffix = name.rpartition(".")
+    fd, tmp = tempfile.mkstemp(prefix=".tui-reader-export.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        for n in range(10_000):
+            target = folder / (name if n == 0 else f"{stem}-{n}{dot}{suffix}")
+            try:
+                _claim(tmp, target, data)
+            except FileExistsError:
+                continue
+            return target
+        raise FileExistsError(f"no free name for {name} in {folder}")
+    finally:
+        os.unlink(tmp)
+
+
+def _claim(tmp: str, target: Path, data: bytes) -> None:
+    """Put the written temp file under ``target`` unless a file is there (FileExistsError). Where
+    hard links are not allowed (FAT, some network shares): create it exclusively and write."""
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        raise
+    except OSError:
+        with open(target, "xb") as fh:
+            fh.write(data)

@@ -34,6 +34,7 @@ from tui_reader.app.messages import (
 )
 from tui_reader.app.progress import OverallProgress
 from tui_reader.app.screens.actions import PaperActions
+from tui_reader.app.screens.exporting import Exporting
 from tui_reader.app.screens.state import ReaderState, sentence
 from tui_reader.app.widgets.facets import FacetPanel
 from tui_reader.app.widgets.paper_detail import (
@@ -66,7 +67,7 @@ class LoadCancelled(Exception):
     """The screen is closing while the files are read: stop reading (no temp file is left)."""
 
 
-class MainScreen(PaperActions):
+class MainScreen(Exporting, PaperActions):
     BINDINGS = screen_bindings()
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     AUTO_FOCUS = "PaperList"
