@@ -10,7 +10,7 @@ from dataclasses import replace
 import bibtexparser
 import pytest
 import rispy
-from export_fixtures import ARTICLE, BOOK, LIBRARY
+from export_fixtures import ARTICLE, BOOK, CHAPTER, LIBRARY
 
 from tui_reader.corpus.paper import Paper
 from tui_reader.library.citation import bibtex, citation, csl_json, ris
@@ -135,3 +135,11 @@ def test_csl_json_keeps_the_records_variables() -> None:
     assert items["europa2021ocean"]["type"] == "dataset" and items["europa2021ocean"]["version"] == "2.1"
     assert items["steyvers2007probabilistic"]["type"] == "chapter"
     assert items["muller2019deep"]["type"] == "thesis" and items["muller2019deep"]["genre"] == "PhD thesis"
+
+
+def test_a_ris_sources_clashing_tag_is_kept_as_a_note_and_foreign_fields_get_no_tag() -> None:
+    record = {**CHAPTER.record, "volume": "11", "custom": {"vl": "12", "py": "2007", "n2": "x"}}
+    lines = ris([(replace(CHAPTER, record=record), "")]).split("\n")
+    assert "VL  - 11" in lines and "N1  - VL: 12" in lines  # ours wins, theirs kept
+    assert lines.count("PY  - 2007") == 1 and "N2  - x" in lines  # the same value: one copy
+    assert not [line for line in ris([(ARTICLE, "")]).split("\n") if "2020-01-01" in line]  # BibTeX's own

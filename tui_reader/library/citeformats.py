@@ -125,10 +125,13 @@ def ris_record(paper: Paper, key: str, note: str = "") -> dict[str, Any]:
 
 
 def _ris_custom(paper: Paper, out: dict[str, Any]) -> None:
-    """The source's own RIS tags (and any two-character field of another source) back as tags,
-    each value its own line; a tag this writer already wrote keeps ours."""
-    from rispy.config import TAG_KEY_MAPPING
+    """A RIS source's own tags back as tags, each value its own line. A tag this writer wrote
+    keeps ours: the source's copy is dropped when it is the same, else a list tag (AU, KW, N1,
+    UR...) gets its values as more lines and any other tag its value as a note ("DA: ...")."""
+    from rispy.config import LIST_TYPE_TAGS, TAG_KEY_MAPPING
 
+    if rec.origin(paper) != "ris":
+        return  # another format's own fields have no RIS tag
     unknown: dict[str, list[str]] = {}
     for name, value in rec.custom(paper).items():
         tag = name.upper()
@@ -137,9 +140,11 @@ def _ris_custom(paper: Paper, out: dict[str, Any]) -> None:
         label = TAG_KEY_MAPPING.get(tag)
         lines = [_ris_text(v) for v in rec.custom_text(value)]
         ours = out.get(label) if label else None
-        if ours is not None and [str(x) for x in (ours if isinstance(ours, list) else [ours])] == lines:
-            continue
-        unknown.setdefault(tag, []).extend(lines)
+        if ours is None or tag in LIST_TYPE_TAGS:
+            if ours is None or [str(x) for x in (ours if isinstance(ours, list) else [ours])] != lines:
+                unknown.setdefault(tag, []).extend(lines)
+        elif str(ours) != "\n".join(lines):
+            out.setdefault("notes", []).extend(f"{tag}: {line}" for line in lines)
     if unknown:
         out["unknown_tag"] = unknown
 
