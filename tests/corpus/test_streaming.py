@@ -57,7 +57,9 @@ def collection(tmp_path: Path) -> Path:
 
 
 def _reference(corpus: Corpus) -> tuple[list[str], list[str], list[list[str]]]:
-    """The merge as it was before streaming: every row of every file in one pass."""
+    """The merge as it was before streaming: every row of every file in one pass. Records fold
+    by the abstract they share (their old id, kept as an alias: in this collection that is the
+    identity rule too); a paper keeps its first record's id."""
     ids: list[str] = []
     titles: list[str] = []
     loc: list[tuple[int, int]] = []
@@ -65,9 +67,10 @@ def _reference(corpus: Corpus) -> tuple[list[str], list[str], list[list[str]]]:
     index_of: dict[str, int] = {}
     for f, data in enumerate(corpus.files):
         for r, pid in enumerate(data.ids):
-            at = index_of.get(pid)
+            old = (data.paper(r).aliases or [pid])[0]
+            at = index_of.get(old)
             if at is None:
-                index_of[pid] = len(ids)
+                index_of[old] = len(ids)
                 ids.append(pid)
                 titles.append(data.titles[r])
                 loc.append((f, r))

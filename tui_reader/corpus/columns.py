@@ -75,14 +75,14 @@ def title_only(corpus: Corpus) -> frozenset[str]:
         return found
     from tui_reader.corpus.formats.common import fmt
 
+    listing = [fmt(data.path) in _TITLE_ONLY_FORMATS for data in corpus.files]
     ids: set[str] = set()
-    for data in corpus.files:
-        if fmt(data.path) not in _TITLE_ONLY_FORMATS:
+    for i in range(len(corpus)):
+        if not any(listing[f] for f in corpus.files_of(i)):
             continue
-        for r, pid in enumerate(data.ids):
-            if not data.rows.get(r)[2]:
-                ids.add(pid)
-    # a paper listed twice keeps the abstract of either copy (the merge prefers the first file)
-    result = frozenset(pid for pid in ids if not corpus.abstract(corpus.index_of[pid]))
+        # a paper of several records has an abstract when any of them has (the merge takes it)
+        if not corpus.abstract(i):
+            ids.add(corpus.ids[i])
+    result = frozenset(ids)
     corpus.derived["title_only"] = result
     return result

@@ -43,6 +43,11 @@ class Paper:
     # gave beyond the columns above ("volume", "issue", "page", "publisher", "editor", "issued",
     # "ISBN", "citation-key", ...), and under "custom" what the reader does not model, verbatim.
     record: dict[str, object] = field(default_factory=dict)
+    # Ids this paper was known by before (issue 18: the old hash of its abstract or title, and
+    # the ids of the records folded into it): bookmarks and read state saved under one still find it.
+    aliases: list[str] = field(default_factory=list)
+    # What the identity rule compares (identity.Identity.to_json): read when files fold together.
+    identity: dict[str, object] = field(default_factory=dict)
 
     @property
     def has_abstract(self) -> bool:
@@ -61,6 +66,10 @@ class Paper:
             out["kind"] = self.kind
         if self.record:
             out["record"] = self.record
+        if self.aliases:
+            out["aliases"] = list(self.aliases)
+        if self.identity:
+            out["identity"] = dict(self.identity)
         return out
 
     def set_extra(self, extra: object) -> None:
@@ -73,6 +82,10 @@ class Paper:
         self.kind = str(extra.get("kind") or "")
         record = extra.get("record")
         self.record = dict(record) if isinstance(record, dict) else {}
+        aliases = extra.get("aliases")
+        self.aliases = [str(a) for a in aliases] if isinstance(aliases, list) else []
+        identity = extra.get("identity")
+        self.identity = dict(identity) if isinstance(identity, dict) else {}
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {

@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tui_reader.atomic import file_kind, open_regular
+from tui_reader.corpus.identity import identify, is_placeholder
 from tui_reader.corpus.paper import Paper, paper_id
 from tui_reader.corpus.text import clean_label, normalise, normalise_inline
 from tui_reader.corpus.titles import make_title
 from tui_reader.corpus.venues import split_venue
 
-LOADER_VERSION = 7  # bump when parsing or normalisation changes: invalidates the parse cache
+LOADER_VERSION = 8  # bump when parsing or normalisation changes: invalidates the parse cache
 # what fmt() names a file by; .bibtex reads as .bib, .csljson as .csl.json (each gzipped too)
 SUFFIXES = {".txt", ".json", ".jsonl", ".ndjson", ".bib", ".ris", ".csl.json"}
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d|21\d\d)(?!\d)")  # as the integer range below
@@ -231,9 +232,23 @@ def make_paper(
     record: dict[str, object] | None = None,
 ) -> Paper | None:
     """The Paper a record becomes; None when it has nothing to show. ``title_only`` lists an entry
-    that has a title but no abstract (citation formats) instead of skipping it."""
+    that has a title but no abstract (citation formats) instead of skipping it.
+
+    A placeholder abstract ("Not Available") counts as none: the paper lists by its title and the
+    text stays in ``record["custom"]["abstract"]`` for export. The id follows the identity rule
+    (identity.py); the id the record had before (the hash of its abstract) is kept as an alias."""
     abstract = normalise(abstract_raw) if abstract_raw else ""
     title = normalise_inline(title_raw) if title_raw else ""
+    record = record or {}
+    if abstract and is_placeholder(str(abstract)):
+        custom = record.get("custom")
+        custom = dict(custom) if isinstance(custom, dict) else {}
+        custom.setdefault("abstract", abstract_raw)
+        record = {**record, "custom": custom}
+        old = paper_id(str(abstract), str(title))
+        abstract, title_only = "", True
+    else:
+        old = ""
     if not abstract and not (title_only and title):
         return None
     generated = not title
@@ -241,21 +256,38 @@ def make_paper(
         title = make_title(abstract, abstract.emphasis)  # type: ignore[union-attr]
     # 'icml2019' -> ('ICML', 2019): one name per venue; the record's own year wins over the venue's
     venue_name, venue_year = split_venue(str(normalise_inline(str(venue)))) if venue else ("", None)
+    names = _authors(authors)
+    when = _year(year) or venue_year
+    link = str(normalise_inline(str(url))) if url else ""
+    ident = identify(
+        title="" if generated else str(title),
+        abstract=str(abstract),
+        authors=names,
+        year=when,
+        doi=doi,
+        arxiv=arxiv,
+        url=link,
+        key=str(record.get("citation-key") or ""),
+    )
+    pid = ident.id
+    old = old or ident.text or paper_id("", str(title))  # ident.text: paper_id(abstract)
     return Paper(
-        id=paper_id(str(abstract), str(title)),
+        id=pid,
         title=str(title),
         abstract=str(abstract),
-        authors=_authors(authors),
+        authors=names,
         venue=venue_name,
-        year=_year(year) or venue_year,
-        url=str(normalise_inline(str(url))) if url else "",
+        year=when,
+        url=link,
         sources=[source],
         title_generated=generated,
         doi=doi,
         arxiv=arxiv,
         keywords=[k for k in dict.fromkeys(str(normalise_inline(k)).strip() for k in keywords) if k],
         kind=kind,
-        record=record or {},
+        record=record,
+        aliases=[old] if old != pid else [],
+        identity=ident.to_json(),
     )
 
 
