@@ -85,7 +85,7 @@ CHAPTER = _p(
 )
 THESIS = _p(
     "thes01",
-    "Deep Nets for Everything",
+    "Deep Nets for Everything: Łódź, Ħ, Ȩ, ì, ǐ, Дмитрий, ℓ1, ∞ and x̂",
     "phdthesis",
     {
         "type": "thesis",

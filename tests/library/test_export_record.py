@@ -4,16 +4,19 @@ Paper objects made with a record, read back by bibtexparser, rispy and json."""
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from dataclasses import replace
 
 import bibtexparser
 import pytest
 import rispy
+from hypothesis import given
+from hypothesis import strategies as st
 from export_fixtures import ARTICLE, BOOK, CHAPTER, LIBRARY
 
 from tui_reader.corpus.paper import Paper
-from tui_reader.library.citation import bibtex, citation, csl_json, ris
+from tui_reader.library.citation import balanced, bibtex, citation, csl_json, latex, ris
 from tui_reader.library.citekeys import cite_keys
 
 
@@ -89,7 +92,7 @@ def test_nothing_latex_cannot_set_is_left_bare() -> None:
     text = bibtex([(p, "") for p in LIBRARY])
     body = text.split("\n", 1)[1]
     bare = {c for c in body if ord(c) > 127}
-    assert bare == set("深度学习简介李明"), bare  # only CJK, and each inside \tuireaderchar{...}
+    assert bare == set("深度学习简介李明ĦȨǐДмитрий\u0302"), bare  # each inside \tuireaderchar{...}
     assert "{\\tuireaderchar{深度学习简介}}" in body and text.startswith("@preamble{{\\providecommand")
     decomposed = Paper(id="d", title="Re\u030chu\u030ar\u030cek", abstract="", record={})
     assert "\u030c" not in bibtex([(decomposed, "")])  # NFC first: no bare combining mark
@@ -143,3 +146,15 @@ def test_a_ris_sources_clashing_tag_is_kept_as_a_note_and_foreign_fields_get_no_
     assert "VL  - 11" in lines and "N1  - VL: 12" in lines  # ours wins, theirs kept
     assert lines.count("PY  - 2007") == 1 and "N2  - x" in lines  # the same value: one copy
     assert not [line for line in ris([(ARTICLE, "")]).split("\n") if "2020-01-01" in line]  # BibTeX's own
+
+
+@given(st.text(max_size=40))
+def test_any_text_is_ascii_outside_the_char_macro_and_balanced(text: str) -> None:
+    out = latex(text)
+    outside = re.sub(r"\{\\tuireaderchar\{[^\x00-\x7f]+\}\}", "", out)
+    assert outside.isascii(), out
+    assert balanced(out), out
+
+
+def test_a_sign_before_a_combining_mark_stays_out_of_the_macro() -> None:
+    assert latex("50%\u0301") == "50{\\%}{\\tuireaderchar{\u0301}}"

@@ -27,6 +27,7 @@ from tui_reader.corpus.paper import Paper
 from tui_reader.library import bibrecord as rec
 from tui_reader.library.bibrecord import Person
 from tui_reader.library.citekeys import cite_keys, key_base, source_key
+from tui_reader.library.latexsafe import settable
 
 # Where the venue goes, per entry type.
 VENUE_FIELD = {
@@ -107,13 +108,52 @@ def _encoder() -> Any:
 # before it, which a combining accent belongs to). Only those runs go through it: it works
 # character by character in Python, ~50x slower than a regex over text that is mostly plain.
 _ENCODED = re.compile(r'[A-Za-z]?(?:[^\x00-\x7f]|["#$%&<>\\^_`{}~])+')
-_UNSET = re.compile(r"[^\x00-\x7f]+")  # what the encoder kept: LaTeX has no command for it
+
+
+_DOTLESS = re.compile(r"(\\[`'^\"])\\i(?![A-Za-z])")  # {\`\i}: biber reads a dotless i; {\`i} is ì
 
 
 @lru_cache(maxsize=8192)
 def _encode_run(run: str) -> str:  # the same few runs ("ö", "&", "%") come back again and again
-    out = str(_encoder().unicode_to_latex(run))
-    return _UNSET.sub(lambda m: "{\\" + CHAR_MACRO + "{" + m.group() + "}}", out)
+    pieces: list[str] = []
+    unset = ""  # clusters LaTeX cannot set, gathered into one \tuireaderchar{...}
+    for cluster in _clusters(run):
+        encoded = _DOTLESS.sub(r"\1i", str(_encoder().unicode_to_latex(cluster)))
+        if cluster.isascii() or (settable(encoded, cluster) and _decoded(encoded) == cluster):
+            pieces += [_char(unset), encoded]
+            unset = ""
+        else:
+            unset += cluster
+    return "".join([*pieces, _char(unset)])
+
+
+@lru_cache(maxsize=1)
+def _decoder() -> Any:
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    return LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
+
+
+def _decoded(encoded: str) -> str:
+    """What the LaTeX reads back as (biber and the importers decode it so): an approximation
+    (pylatexenc writes Ħ as H-macron) is not the character, and is not written."""
+    return unicodedata.normalize("NFC", str(_decoder().latex_to_text(encoded)))
+
+
+def _char(text: str) -> str:
+    return "{\\" + CHAR_MACRO + "{" + text + "}}" if text else ""
+
+
+def _clusters(run: str) -> list[str]:
+    """A character with the combining marks that follow it, one piece each (an ASCII sign such as
+    ``%`` stays alone: written inside \\tuireaderchar it would start a comment)."""
+    out: list[str] = []
+    for ch in run:
+        if out and unicodedata.combining(ch) and (out[-1][0].isalnum() or not out[-1].isascii()):
+            out[-1] += ch
+        else:
+            out.append(ch)
+    return out
 
 
 def latex(text: str) -> str:
