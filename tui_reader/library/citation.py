@@ -20,14 +20,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
 
 from tui_reader.corpus.paper import Paper
 from tui_reader.library import bibrecord as rec
 from tui_reader.library.bibrecord import Person
 from tui_reader.library.citekeys import cite_keys, key_base, source_key
-from tui_reader.library.latexsafe import settable
+from tui_reader.library.latexsafe import CHAR_MACRO, latex
 
 # Where the venue goes, per entry type.
 VENUE_FIELD = {
@@ -46,7 +44,6 @@ _JOURNAL_WORDS = re.compile(
     r"\b(journal|transactions|letters|magazine|review|annals|bulletin|acta)\b|^(nature|science)\b", re.I
 )
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-CHAR_MACRO = "tuireaderchar"
 PREAMBLE = (
     "{\\providecommand{\\" + CHAR_MACRO + "}[1]{\\ifdefined\\XeTeXrevision #1\\else"
     "\\ifdefined\\directlua #1\\else ?\\fi\\fi}}"
@@ -85,87 +82,6 @@ def arxiv_url(paper: Paper) -> str:
 
 
 # -- LaTeX -------------------------------------------------------------------------------------
-@lru_cache(maxsize=1)
-def _encoder() -> Any:
-    from pylatexenc.latexencode import RULE_DICT, UnicodeToLatexConversionRule, UnicodeToLatexEncoder
-
-    # braces that keep every field's braces balanced; quotes that read back as typed
-    ours = {
-        ord("{"): r"\ensuremath{\lbrace}",
-        ord("}"): r"\ensuremath{\rbrace}",
-        ord('"'): '"',
-        ord("`"): r"\textasciigrave",
-    }
-    return UnicodeToLatexEncoder(
-        conversion_rules=[UnicodeToLatexConversionRule(RULE_DICT, ours), "defaults"],
-        replacement_latex_protection="braces-all",  # G{\"o}del: BibTeX sorts and cases it right
-        unknown_char_policy="keep",
-        unknown_char_warning=False,
-    )
-
-
-# What the encoder changes: these ASCII characters and anything beyond ASCII (with the letter
-# before it, which a combining accent belongs to). Only those runs go through it: it works
-# character by character in Python, ~50x slower than a regex over text that is mostly plain.
-_ENCODED = re.compile(r'[A-Za-z]?(?:[^\x00-\x7f]|["#$%&<>\\^_`{}~])+')
-
-
-_DOTLESS = re.compile(r"(\\[`'^\"])\\i(?![A-Za-z])")  # {\`\i}: biber reads a dotless i; {\`i} is ì
-
-
-@lru_cache(maxsize=8192)
-def _encode_run(run: str) -> str:  # the same few runs ("ö", "&", "%") come back again and again
-    pieces: list[str] = []
-    unset = ""  # clusters LaTeX cannot set, gathered into one \tuireaderchar{...}
-    for cluster in _clusters(run):
-        encoded = _DOTLESS.sub(r"\1i", str(_encoder().unicode_to_latex(cluster)))
-        if cluster.isascii() or (settable(encoded, cluster) and _decoded(encoded) == cluster):
-            pieces += [_char(unset), encoded]
-            unset = ""
-        else:
-            unset += cluster
-    return "".join([*pieces, _char(unset)])
-
-
-@lru_cache(maxsize=1)
-def _decoder() -> Any:
-    from pylatexenc.latex2text import LatexNodes2Text
-
-    return LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
-
-
-def _decoded(encoded: str) -> str:
-    """What the LaTeX reads back as (biber and the importers decode it so): an approximation
-    (pylatexenc writes Ħ as H-macron) is not the character, and is not written."""
-    return unicodedata.normalize("NFC", str(_decoder().latex_to_text(encoded)))
-
-
-def _char(text: str) -> str:
-    return "{\\" + CHAR_MACRO + "{" + text + "}}" if text else ""
-
-
-def _clusters(run: str) -> list[str]:
-    """A character with the combining marks that follow it, one piece each (an ASCII sign such as
-    ``%`` stays alone: written inside \\tuireaderchar it would start a comment)."""
-    out: list[str] = []
-    for ch in run:
-        if out and unicodedata.combining(ch) and (out[-1][0].isalnum() or not out[-1].isascii()):
-            out[-1] += ch
-        else:
-            out.append(ch)
-    return out
-
-
-def latex(text: str) -> str:
-    """Plain text as LaTeX that reads back as the same text: runs of hyphens or of quotes stay
-    what they are (not dashes, not curly quotes)."""
-    text = unicodedata.normalize("NFC", text)
-    out = _ENCODED.sub(lambda m: _encode_run(m.group()), text)
-    for pair, apart in (("--", "-{}-"), ("''", "'{}'")):
-        out = out.replace(pair, apart).replace(pair, apart)
-    return out
-
-
 _WORD = re.compile(r"([^\W_]+)")
 
 
