@@ -329,6 +329,12 @@ def run_subcommand(argv: Sequence[str]) -> int:
         return cmd_config(args)
     corpus = load_corpus(args.paths)
     _warn(corpus)
+    if args.command in ("search", "bookmarks", "export"):  # ids saved before issue 18: renamed once
+        from tui_reader.library.migrate_ids import migrate_files
+
+        marks = getattr(args, "bookmarks", None) or paths.bookmarks_file()
+        for warning in migrate_files(corpus, paths.data_dir(), marks):
+            print(f"tui-reader: warning: {clean_label(warning)}", file=sys.stderr)
     handler = {"list": cmd_list, "search": cmd_search, "index": cmd_index, "bookmarks": cmd_bookmarks}.get(
         args.command, cmd_export
     )

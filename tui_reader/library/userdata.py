@@ -15,6 +15,7 @@ from tui_reader.corpus.corpus import Corpus
 from tui_reader.library.arrivals import Arrivals, ArrivalStore
 from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
 from tui_reader.library.history import SearchHistory
+from tui_reader.library.migrate_ids import migrate
 from tui_reader.library.reading import ReadStore
 from tui_reader.library.session import Session, SessionStore
 
@@ -39,18 +40,19 @@ def open_user_data(data_dir: Path, bookmarks_path: Path, corpus: Corpus) -> User
     set aside, a newer version) become warnings, never exceptions. The bookmarks' snapshots are
     refreshed from the collection (only bookmarked ids are looked up; one write, if any changed)."""
     bookmarks = BookmarkStore(bookmarks_path)
+    read = ReadStore(data_dir / "read.json")
+    session = SessionStore(data_dir / "session.json")
+    visits = ArrivalStore(collection_file(data_dir, corpus), [str(r) for r in corpus.roots])
+    # ids saved before issue 18 renamed to the papers' ids, once per collection
+    warnings: list[str] = migrate(corpus, data_dir, bookmarks, read, session, visits).warnings
     if not bookmarks.read_only:
         try:
             bookmarks.refresh_snapshots(corpus.get)
         except ReadOnlyStore as exc:
             bookmarks.warnings.append(str(exc))
-    read = ReadStore(data_dir / "read.json")
     history = SearchHistory(data_dir / "history.json")
-    session = SessionStore(data_dir / "session.json")
-    visits = ArrivalStore(collection_file(data_dir, corpus), [str(r) for r in corpus.roots])
     arrived = visits.record(corpus.ids)
     restored = session.get(corpus.key)
-    warnings: list[str] = []
     for store in (bookmarks, read, history, session, visits):
         warnings += [w for w in store.warnings if w not in warnings]
     return UserData(bookmarks, read, history, session, arrived, restored, warnings)
