@@ -93,9 +93,8 @@ def test_nothing_latex_cannot_set_is_left_bare() -> None:
     text = bibtex([(p, "") for p in LIBRARY])
     body = text.split("\n", 1)[1]
     bare = {c for c in body if ord(c) > 127}
-    assert bare == set("深度学习简介李明ĦȨǐДмитрий\u0302"), bare  # in \\tuireaderchar{...}; ǐ raw (inputenc sets it)
-        "深度学习简介李明ĦȨǐДмитрий\u0302"
-    )  # ǐ raw: inputenc sets it, bare  # each inside \tuireaderchar{...}
+    # each inside \tuireaderchar{...}; ǐ as it is (inputenc sets it)
+    assert bare == set("深度学习简介李明ĦȨǐДмитрий\u0302"), bare
     assert "{\\tuireaderchar{深度学习简介}}" in body and text.startswith("@preamble{{\\providecommand")
     decomposed = Paper(id="d", title="Re\u030chu\u030ar\u030cek", abstract="", record={})
     assert "\u030c" not in bibtex([(decomposed, "")])  # NFC first: no bare combining mark
