@@ -30,8 +30,10 @@ BIBLATEX_DOC = (
 )
 
 
-def need(*tools: str) -> None:
+def need(*tools: str, sty: str = "") -> None:
     missing = [t for t in tools if shutil.which(t) is None]
+    if sty and not missing and not run(["kpsewhich", sty], Path.cwd()).stdout.strip():
+        missing.append(sty)
     if missing:
         debian = "texlive-latex-base texlive-bibtex-extra biber pandoc"
         reason = f"{', '.join(missing)} not installed (Debian: {debian})"
@@ -81,7 +83,7 @@ def test_pdflatex_and_bibtex_compile_it(exported: Path) -> None:
 
 
 def test_biblatex_and_biber_compile_it(exported: Path) -> None:
-    need("pdflatex", "biber")
+    need("pdflatex", "biber", sty="biblatex.sty")
     folder = exported / "biblatex"
     folder.mkdir()
     shutil.copy(exported / "lib.bib", folder)
