@@ -121,7 +121,7 @@ def _json(found: list[tuple[Bookmark, Paper | None, bool]]) -> str:
         entry["key"] = keys[mark.id]
         if paper is not None:
             fields = paper.to_dict()
-            entry.update({k: fields[k] for k in SNAPSHOT if k != "title"})
+            entry.update({k: fields[k] for k in (*SNAPSHOT, "record") if k != "title" and k in fields})
             entry["title"] = mark.title or paper.title
             if live:
                 entry["sources"] = paper.sources
