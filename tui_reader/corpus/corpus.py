@@ -17,6 +17,9 @@ from pathlib import Path
 
 from tui_reader import paths
 from tui_reader.corpus import parse_cache
+from tui_reader.corpus.folding import build_aliases
+from tui_reader.corpus.folding import identity_of as _identity
+from tui_reader.corpus.folding import other_id as _other_id
 from tui_reader.corpus.formats import discover, shown
 from tui_reader.corpus.identity import Identity, conflict, merge, same_work
 from tui_reader.corpus.paper import Paper
@@ -247,19 +250,9 @@ class Corpus:
 
     def aliases(self) -> dict[str, int]:
         """Old ids -> paper index (built on first use, kept until the corpus grows)."""
-        built = self._aliases
-        if built is None:
-            built = {}
-            for i in range(len(self.ids)):
-                for data, r in self.records(i):
-                    row = data.rows.get(r)
-                    extra = row[8] if len(row) > 8 and isinstance(row[8], dict) else {}
-                    olds = extra.get("aliases")
-                    for alias in [data.ids[r], *(olds if isinstance(olds, list) else ())]:
-                        if alias not in self.index_of:
-                            built.setdefault(str(alias), i)
-            self._aliases = built
-        return built
+        if self._aliases is None:
+            self._aliases = build_aliases(self)
+        return self._aliases
 
     def __iter__(self) -> Iterator[Paper]:
         return (self.paper(i) for i in range(len(self.ids)))
@@ -311,27 +304,6 @@ class Corpus:
     def close(self) -> None:
         for data in self.files:
             data.rows.close()
-
-
-def _identity(data: FileData, r: int) -> Identity:
-    """Row r's identity as the parse cache keeps it."""
-    row = data.rows.get(r)
-    extra = row[8] if len(row) > 8 and isinstance(row[8], dict) else {}
-    record = extra.get("record")
-    key = record.get("citation-key") if isinstance(record, dict) else ""
-    return Identity.from_json(extra.get("identity"), str(key or ""))
-
-
-def _other_id(pid: str, ident: Identity, taken: dict[str, int]) -> str:
-    """An id for a second work whose records carry an id taken by another (two citation keys
-    with one title, author and year): derived from its key, or its place, so it is stable."""
-    n = 0
-    while True:
-        salt = f"{ident.key}\0{n}" if ident.key else f"\0{n}"
-        new = hashlib.sha1(f"{pid}\0{salt}".encode("utf-8", "surrogatepass")).hexdigest()[:12]
-        if new not in taken:
-            return new
-        n += 1
 
 
 def _resolve(path: Path) -> Path:

@@ -48,27 +48,29 @@ def migrate(
     corpus: Corpus,
     data_dir: Path,
     bookmarks: BookmarkStore,
-    read: ReadStore,
-    session: SessionStore,
+    read: ReadStore | None,
+    session: SessionStore | None,
     arrivals: ArrivalStore | None = None,
 ) -> Migrated:
     """Rename the stores' old ids of this collection's papers (once per collection; call it in a
-    worker: the first look-up of an alias reads every row). Store problems become warnings."""
-    done = done_store(data_dir)
-    if dict_of(done.load(), KEY).get(corpus.key) == IDS_VERSION:
-        return Migrated()
-    result = Migrated()
-    held = set(bookmarks.ids()) | set(read.ids())
-    if session.get(corpus.key).paper:
-        held.add(session.get(corpus.key).paper)
+    worker: the first look-up of an alias reads every row). Store problems become warnings.
+    Stores holding only ids the collection lists cost nothing and write nothing."""
+    held = set(bookmarks.ids()) | (set(read.ids()) if read is not None else set())
+    saved = session.get(corpus.key).paper if session is not None else ""
+    held |= {saved} if saved else set()
     visits = _visit_ids(arrivals) if arrivals is not None else set()
+    if not (held | visits) - corpus.index_of.keys():
+        return Migrated()
+    done = done_store(data_dir)
+    if done.path.exists() and dict_of(done.load(), KEY).get(corpus.key) == IDS_VERSION:
+        return Migrated()
     mapping = _mapping(corpus, held | visits)
-    result.renamed = {old: new for old, new in mapping.items() if old in held}
-    steps: list[tuple[str, Callable[[], None]]] = [
-        ("bookmarks", lambda: _bookmarks(bookmarks, mapping)),
-        ("read state", lambda: _read(read, mapping)),
-        ("session", lambda: _session(session, corpus.key, mapping)),
-    ]
+    result = Migrated({old: new for old, new in mapping.items() if old in held})
+    steps: list[tuple[str, Callable[[], None]]] = [("bookmarks", lambda: _bookmarks(bookmarks, mapping))]
+    if read is not None:
+        steps.append(("read state", lambda: _read(read, mapping)))
+    if session is not None:
+        steps.append(("session", lambda: _session(session, corpus.key, mapping)))
     if arrivals is not None:
         steps.append(("collection's history", lambda: _arrivals(arrivals, mapping)))
     for what, step in steps if mapping else ():
@@ -188,13 +190,20 @@ def _arrivals(store: ArrivalStore, mapping: Mapping[str, str]) -> None:
 
 
 def migrate_files(corpus: Corpus, data_dir: Path, bookmarks_path: Path) -> list[str]:
-    """``migrate`` for a command line run: the stores opened here; the warnings to print."""
+    """``migrate`` for a command line run: the stores that exist opened here (none is made);
+    the warnings to print."""
     from tui_reader.library.userdata import collection_file
 
-    done = done_store(data_dir)
-    if dict_of(done.load(), KEY).get(corpus.key) == IDS_VERSION:
-        return []
-    bookmarks = BookmarkStore(bookmarks_path)
-    read, session = ReadStore(data_dir / "read.json"), SessionStore(data_dir / "session.json")
-    visits = ArrivalStore(collection_file(data_dir, corpus))
-    return migrate(corpus, data_dir, bookmarks, read, session, visits).warnings
+    visits, read, session = (
+        collection_file(data_dir, corpus),
+        data_dir / "read.json",
+        data_dir / "session.json",
+    )
+    return migrate(
+        corpus,
+        data_dir,
+        BookmarkStore(bookmarks_path),
+        ReadStore(read) if read.exists() else None,
+        SessionStore(session) if session.exists() else None,
+        ArrivalStore(visits) if visits.exists() else None,
+    ).warnings

@@ -264,8 +264,9 @@ def make_paper(
         abstract=str(abstract),
         authors=names,
         year=when,
-        doi=doi,
-        arxiv=arxiv,
+        # an arxiv.org or doi.org link says the same as the field: one identity whichever a format gave
+        doi=doi or (bare_doi(link) if "doi.org/" in link else ""),
+        arxiv=arxiv or arxiv_id(link),
         url=link,
         key=str(record.get("citation-key") or ""),
     )

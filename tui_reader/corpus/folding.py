@@ -1,0 +1,48 @@
+"""What the corpus reads to fold records (corpus.py): a row's identity, an id for a second work."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING
+
+from tui_reader.corpus.identity import Identity
+from tui_reader.corpus.parse_cache import FileData
+
+if TYPE_CHECKING:
+    from tui_reader.corpus.corpus import Corpus
+
+
+def identity_of(data: FileData, r: int) -> Identity:
+    """Row r's identity as the parse cache keeps it."""
+    row = data.rows.get(r)
+    extra = row[8] if len(row) > 8 and isinstance(row[8], dict) else {}
+    record = extra.get("record")
+    key = record.get("citation-key") if isinstance(record, dict) else ""
+    return Identity.from_json(extra.get("identity"), str(key or ""))
+
+
+def other_id(pid: str, ident: Identity, taken: dict[str, int]) -> str:
+    """An id for a second work whose records carry an id taken by another (two citation keys
+    with one title, author and year): derived from its key, or its place, so it is stable."""
+    n = 0
+    while True:
+        salt = f"{ident.key}\0{n}" if ident.key else f"\0{n}"
+        new = hashlib.sha1(f"{pid}\0{salt}".encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        if new not in taken:
+            return new
+        n += 1
+
+
+def build_aliases(corpus: Corpus) -> dict[str, int]:
+    """Every old id (and folded record's id) no paper lists under -> its paper: one pass over
+    the rows, first paper first (an old id that named several works names the first)."""
+    built: dict[str, int] = {}
+    for i in range(len(corpus)):
+        for data, r in corpus.records(i):
+            row = data.rows.get(r)
+            extra = row[8] if len(row) > 8 and isinstance(row[8], dict) else {}
+            olds = extra.get("aliases")
+            for alias in [data.ids[r], *(olds if isinstance(olds, list) else ())]:
+                if alias not in corpus.index_of:
+                    built.setdefault(str(alias), i)
+    return built
