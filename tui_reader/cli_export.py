@@ -65,6 +65,8 @@ def run(
 ) -> int:
     papers = matching(args, corpus, open_searcher, filter_sets)
     store = BookmarkStore(args.bookmarks or paths.bookmarks_file())
+    for warning in store.warnings:
+        print(f"tui-reader: warning: {clean_label(warning)}", file=sys.stderr)
     notes = {m.id: m.note for m in store.all() if m.note}
     text = export_papers(papers, args.format, notes)
     what = f"{len(papers):,} paper{'s' if len(papers) != 1 else ''}"
