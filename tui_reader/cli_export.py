@@ -17,6 +17,7 @@ from tui_reader.atomic import atomic_write_bytes
 from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.text import clean_label
+from tui_reader.errors import IndexDamaged
 from tui_reader.library.bookmarks import BookmarkStore
 from tui_reader.library.export import FORMATS, export_papers
 
