@@ -52,10 +52,15 @@ def matching(
         return list(corpus)
     from tui_reader.search.searcher import SearchMode
 
+    sets, everything = filter_sets(args), max(len(corpus), 1)
     searcher = open_searcher(corpus, quiet=True, warm=False)
-    result = searcher.search(
-        args.query, SearchMode.ENTER, max(len(corpus), 1), time_limit=None, sets=filter_sets(args)
-    )
+    try:
+        result = searcher.search(args.query, SearchMode.ENTER, everything, time_limit=None, sets=sets)
+    except IndexDamaged as exc:  # as `tui-reader search` does: rebuilt once, asked again
+        print(f"tui-reader: {clean_label(str(exc))}; rebuilding it", file=sys.stderr)
+        searcher.index.close()
+        searcher = open_searcher(corpus, rebuild=True, quiet=True, warm=False)
+        result = searcher.search(args.query, SearchMode.ENTER, everything, time_limit=None, sets=sets)
     if result.notice:
         print(f"tui-reader: {clean_label(result.notice)}", file=sys.stderr)
     return [corpus.paper(hit.row) for hit in result.hits]
