@@ -203,7 +203,7 @@ def test_generic_json_keeps_skipping_records_without_an_abstract(tmp_path: Path)
 def test_arxiv_snapshot_lines_and_a_generic_line_in_the_same_file() -> None:
     corpus = load_corpus([FIXTURES / "arxiv-snapshot.jsonl"])
     assert warned(corpus, "arxiv-snapshot.jsonl") == [
-        "arxiv-snapshot.jsonl: skipped 1 malformed line(s) (line 4)"
+        "arxiv-snapshot.jsonl: skipped 1 malformed line (line 4)"
     ]
     papers = by_title(corpus)
     diphoton = papers["Calculation of prompt diphoton production cross sections at Tevatron and LHC energies"]

@@ -25,6 +25,7 @@ from tui_reader import paths
 from tui_reader.atomic import atomic_write_bytes, open_regular, remove_leftovers
 from tui_reader.corpus.formats import (
     LOADER_VERSION,
+    MalformedRecord,
     Record,
     build,
     file_signature,
@@ -35,6 +36,7 @@ from tui_reader.corpus.formats import (
     source_name,
     stream_jsonl,
 )
+from tui_reader.corpus.formats.common import counted
 from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.rows import CacheWriteError, Row, Rows, RowSink, reason
 
@@ -222,6 +224,7 @@ def _parse(path: Path, previous: FileData | None, sink: RowSink, on_rows: OnRows
     keys: list[bytes] = []
     skipped = 0
     failed: list[str] = []
+    malformed: list[str] = []  # JSON lines that are not JSON objects, by line
     look_at = STREAM_ROWS  # rows parsed when the clock is next read
     told = -STREAM_SECONDS  # when on_rows was last called
     for n, (key, payload) in enumerate(stream, 1):
@@ -235,6 +238,9 @@ def _parse(path: Path, previous: FileData | None, sink: RowSink, on_rows: OnRows
             try:
                 paper = build(path, payload)
                 blob = _encode(paper) if paper is not None else b""
+            except MalformedRecord as exc:
+                malformed.append(exc.where)
+                continue
             except Exception as exc:  # one bad record (nested too deeply, ...) never stops the file
                 failed.append(_failure(n, payload, exc))
                 continue
@@ -258,6 +264,8 @@ def _parse(path: Path, previous: FileData | None, sink: RowSink, on_rows: OnRows
         warnings.append(
             f"{shown(path)}: skipped {len(failed)} record(s) that could not be read ({shown_failures})"
         )
+    if malformed:
+        warnings.append(counted(path, malformed, "malformed line", "malformed lines"))
     if skipped:
         warnings.append(f"{shown(path)}: skipped {skipped} record(s) without an abstract")
     if not data.ids and not warnings:

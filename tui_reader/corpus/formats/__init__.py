@@ -26,7 +26,7 @@ from tui_reader.corpus.formats.common import (
     shown,
     source_name,
 )
-from tui_reader.corpus.formats.jsonfmt import is_jsonl, stream_jsonl
+from tui_reader.corpus.formats.jsonfmt import MalformedRecord, is_jsonl, stream_jsonl
 from tui_reader.corpus.paper import Paper
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "SUFFIXES",
     "CorpusError",
     "Entry",
+    "MalformedRecord",
     "Record",
     "build",
     "discover",
@@ -50,7 +51,7 @@ __all__ = [
 
 
 _BIBTEX_START = re.compile(r"(?:[ \t\r]*(?:%[^\n]*)?\n)*[ \t]*@")  # JabRef starts with "% Encoding: UTF-8"
-_RIS_START = re.compile(r"\s*TY  -")
+_RIS_START = re.compile(r"\s*TY {1,2}-")  # one space or two, as Zotero reads it
 
 
 def records(path: Path, text: str, warnings: list[str]) -> list[Record]:

@@ -169,25 +169,30 @@ def read_bytes(path: Path, warnings: list[str]) -> bytes | None:
     return raw
 
 
-def read_text(path: Path, warnings: list[str]) -> str | None:
+def read_text(path: Path, warnings: list[str], hint: str | None = None) -> str | None:
+    """A whole file as text: a BOM, then ``hint`` (or a BibTeX ``% Encoding:`` line), then UTF-8,
+    then a guess that the warning names (formats/encoding.py)."""
     raw = read_bytes(path, warnings)
     if raw is None:
         return None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        warnings.append(f"{shown(path)}: not valid UTF-8 (byte {exc.start}); read as Windows-1252")
-        return raw.decode("cp1252", errors="replace")
+    from tui_reader.corpus.formats.encoding import decode, notice
+
+    decoded = decode(raw, hint)
+    said = notice(shown(path), decoded)
+    if said:
+        warnings.append(said)
+    return decoded.text
 
 
 def _authors(value: object) -> list[str]:
     """Names from "A; B", "A and B", "A, B, C" or a list (of strings or {name}/{given, family});
-    a tuple is already one name per person (citation formats split their own)."""
+    a tuple is already one name per person (citation formats split their own). A name given twice
+    stays twice: two co-authors may share one ("Zhang, S." and "Zhang, S.")."""
     if value is None:
         return []
     if isinstance(value, tuple):
         people = (" ".join(normalise_inline(str(name)).split()) for name in value)
-        return list(dict.fromkeys(p for p in people if p))
+        return [p for p in people if p]
     if isinstance(value, list):
         names = []
         for item in value:
@@ -203,7 +208,7 @@ def _authors(value: object) -> list[str]:
     parts = _AUTHOR_SPLIT.split(text)
     if len(parts) == 1 and text.count(",") >= 2:
         parts = text.split(",")
-    return list(dict.fromkeys(p for p in (part.strip() for part in parts) if p))  # no repeats
+    return [p for p in (part.strip() for part in parts) if p]
 
 
 def _year(value: object) -> int | None:

@@ -5,15 +5,17 @@ Field names vary between exports, so each Paper field is read from the first key
 
 from __future__ import annotations
 
+import codecs
 import gzip
+import io
 import json
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from tui_reader.atomic import open_regular
-from tui_reader.corpus.formats import arxiv, common
+from tui_reader.corpus.formats import arxiv, common, encoding, links
 from tui_reader.corpus.formats.common import (
     Record,
     fmt,
@@ -32,14 +34,29 @@ AUTHOR_KEYS = ("authors", "author", "creators", "author_names")
 VENUE_KEYS = ("venue", "conference", "journal", "booktitle", "source", "collection")
 YEAR_KEYS = ("year", "date", "published", "publication_date")
 URL_KEYS = ("url", "link", "pdf", "pdf_url", "doi")
+_GROUPS = (TITLE_KEYS, ABSTRACT_KEYS, AUTHOR_KEYS, VENUE_KEYS, YEAR_KEYS, URL_KEYS)
+
+
+class MalformedRecord(ValueError):
+    """A JSON line that is not a JSON object: the parse cache names it by ``where`` ("line 3")
+    among the malformed lines, never among the records without an abstract."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(f"{where}: malformed JSON")
+        self.where = where
+
+
+class _Lines(Protocol):
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+
+def _chosen(record: dict[str, object], keys: tuple[str, ...]) -> str | None:
+    return next((name for name in keys if record.get(name) not in (None, "", [])), None)
 
 
 def _first(record: dict[str, object], keys: tuple[str, ...]) -> object:
-    for name in keys:
-        value = record.get(name)
-        if value not in (None, "", []):
-            return value
-    return None
+    name = _chosen(record, keys)
+    return None if name is None else record[name]
 
 
 def json_records(path: Path, text: str, warnings: list[str]) -> list[Record] | None:
@@ -107,7 +124,7 @@ class _TooMuch(Exception):
     """Reading a JSON Lines file went past common.MAX_STREAM_BYTES."""
 
 
-def _lines(fh: BinaryIO | gzip.GzipFile, counted: list[int]) -> Iterator[bytes | None]:
+def _lines(fh: _Lines, counted: list[int]) -> Iterator[bytes | None]:
     """Lines of at most MAX_RECORD_BYTES (None for a longer line, skipped in chunks so it never
     sits in memory); raises _TooMuch once the file has yielded more than MAX_STREAM_BYTES."""
     limit, total_limit = common.MAX_RECORD_BYTES, common.MAX_STREAM_BYTES
@@ -129,12 +146,51 @@ def _lines(fh: BinaryIO | gzip.GzipFile, counted: list[int]) -> Iterator[bytes |
         yield None
 
 
+class _Recoded:
+    """A UTF-16 or UTF-32 stream (it starts with a byte order mark) read as UTF-8 lines, so the
+    JSON Lines reader splits it at its own newlines, not at a 0x0A byte inside a character."""
+
+    def __init__(self, fh: BinaryIO | gzip.GzipFile, codec: str) -> None:
+        self._text = io.TextIOWrapper(fh, encoding=codec, errors="replace", newline="")
+
+    def readline(self, size: int = -1, /) -> bytes:
+        return self._text.readline(size).removeprefix("\ufeff").encode("utf-8", "surrogatepass")
+
+
+def _opened(fh: BinaryIO | gzip.GzipFile) -> _Lines:
+    """The stream, recoded when a UTF-16/32 mark starts it (peeked without reading it away)."""
+    head = fh.peek(4)[:4] if hasattr(fh, "peek") else b""
+    for bom, codec in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32")):
+        if head.startswith(bom):
+            return _Recoded(fh, codec)
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return _Recoded(fh, "utf-16")
+    return fh
+
+
+class _Guess:
+    """One guess per file for its lines that are not UTF-8, made from the first such line."""
+
+    def __init__(self) -> None:
+        self.codec = ""
+        self.lines = 0
+
+    def decode(self, line: bytes) -> str:
+        self.lines += 1
+        if not self.codec:
+            self.codec = encoding.guess(line) or encoding.FALLBACK
+        try:
+            return line.decode(self.codec)
+        except (UnicodeDecodeError, LookupError):
+            return line.decode(encoding.FALLBACK, errors="replace")
+
+
 def stream_jsonl(path: Path, warnings: list[str]) -> Iterator[Record]:
     """JSON Lines read line by line (gzip too): an 87k-paper file never sits in memory whole,
-    nor does one overlong line, and a file that inflates past MAX_STREAM_BYTES stops there."""
-    bad: list[int] = []
+    nor does one overlong line, and a file that inflates past MAX_STREAM_BYTES stops there.
+    A line that is not a JSON object goes on to build(), which names it malformed by its line."""
     long: list[int] = []
-    not_utf8 = 0
+    guess = _Guess()
     number = 0
     counted = [0]
     gz = is_gzip(path)
@@ -142,7 +198,7 @@ def stream_jsonl(path: Path, warnings: list[str]) -> Iterator[Record]:
         with open_regular(path) as raw:
             fh: BinaryIO | gzip.GzipFile = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
             with fh:
-                for number, line in enumerate(_lines(fh, counted), 1):
+                for number, line in enumerate(_lines(_opened(fh), counted), 1):
                     if line is None:
                         long.append(number)
                         continue
@@ -150,14 +206,10 @@ def stream_jsonl(path: Path, warnings: list[str]) -> Iterator[Record]:
                         line = line[3:]
                     if not line.strip():
                         continue
-                    if not line.lstrip().startswith(b"{"):
-                        bad.append(number)
-                        continue
                     try:
                         text = line.decode("utf-8")
                     except UnicodeDecodeError:
-                        not_utf8 += 1
-                        text = line.decode("cp1252", errors="replace")
+                        text = guess.decode(line)
                     yield key(line.rstrip(b"\r\n")), (number, text)
     except _TooMuch:
         grows = " once decompressed" if gz else ""
@@ -170,15 +222,14 @@ def stream_jsonl(path: Path, warnings: list[str]) -> Iterator[Record]:
         warnings.append(f"{shown(path)}: {what} after line {number} ({exc.strerror or exc})")
     except (EOFError, zlib.error) as exc:
         warnings.append(f"{shown(path)}: gzip data is cut short after line {number} ({exc})")
-    if not_utf8:
-        warnings.append(f"{shown(path)}: {not_utf8} line(s) not valid UTF-8; read as Windows-1252")
+    if guess.lines:
+        shown_codec = encoding.display_name(guess.codec)
+        warnings.append(f"{shown(path)}: {guess.lines} line(s) not UTF-8; read as {shown_codec} (guessed)")
     if long:
         warnings.append(
             f"{shown(path)}: skipped {len(long)} line(s) longer than "
             f"{size_label(common.MAX_RECORD_BYTES)} ({_numbers(long)})"
         )
-    if bad:
-        warnings.append(f"{shown(path)}: skipped {len(bad)} malformed line(s) ({_numbers(bad)})")
 
 
 def _numbers(lines: list[int]) -> str:
@@ -187,12 +238,16 @@ def _numbers(lines: list[int]) -> str:
 
 def build(path: Path, payload: object) -> Paper | None:
     """A JSON record (a dict, or a JSON line parsed only now that it is known to be new); an arXiv
-    snapshot record is read as one, whatever file it is in."""
+    snapshot record is read as one, whatever file it is in. A line that is not a JSON object
+    raises MalformedRecord (RecursionError, nested too deeply, goes up as it is)."""
     if isinstance(payload, tuple):
+        number, text = payload
         try:
-            payload = json.loads(payload[1])
+            payload = json.loads(text)
         except json.JSONDecodeError:
-            return None  # RecursionError (nested too deeply) goes up: the record is named in a warning
+            raise MalformedRecord(f"line {number}") from None
+        if not isinstance(payload, dict):
+            raise MalformedRecord(f"line {number}")
     if not isinstance(payload, dict):
         return None
     if arxiv.looks_like(payload):  # a line of the arXiv metadata snapshot
@@ -200,6 +255,8 @@ def build(path: Path, payload: object) -> Paper | None:
     abstract = _first(payload, ABSTRACT_KEYS)
     if not isinstance(abstract, str):
         return None
+    url_value = _first(payload, URL_KEYS)
+    found = links.split(url_value if isinstance(url_value, list) else [url_value])
     return make_paper(
         abstract,
         source_name(path),
@@ -207,5 +264,19 @@ def build(path: Path, payload: object) -> Paper | None:
         _first(payload, AUTHOR_KEYS),
         _first(payload, VENUE_KEYS),
         _first(payload, YEAR_KEYS),
-        _first(payload, URL_KEYS),
+        links.first_web(found) or (found[0] if found else None),
+        record=_record(payload, found),
     )
+
+
+def _record(payload: dict[str, object], found: list[str]) -> dict[str, object]:
+    """What the record keeps beyond the columns: every link when there are several, and each
+    field the reader does not read, verbatim under "custom" (nothing the source gave is lost)."""
+    out: dict[str, object] = {}
+    if len(found) > 1:
+        out["links"] = found
+    read = {_chosen(payload, keys) for keys in _GROUPS}
+    custom = {k: v for k, v in payload.items() if k not in read and v not in (None, "", [], {})}
+    if custom:
+        out["custom"] = custom
+    return out

@@ -1,0 +1,30 @@
+"""The links a record gives: Mendeley glues several URLs into one field ("http://a http://b"),
+RIS repeats UR lines or joins them with ";". Paper.url is the first that is a real web link;
+record["links"] keeps all of them, in order, when there is more than one."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+_SPLIT = re.compile(r"[\s;]+")
+_SCHEMES = {"http", "https", "ftp"}
+
+
+def split(values: Iterable[object]) -> list[str]:
+    """Every link in the values, in order (one field may hold several)."""
+    return [part for value in values if value for part in _SPLIT.split(str(value)) if part]
+
+
+def is_web(link: str) -> bool:
+    """An http(s) or ftp URL with a host: what the reader may open (never javascript: or a path)."""
+    try:
+        parts = urlsplit(link)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in _SCHEMES and bool(parts.netloc) and link.isprintable()
+
+
+def first_web(links: list[str]) -> str:
+    return next((link for link in links if is_web(link)), "")
