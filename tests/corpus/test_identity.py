@@ -216,3 +216,13 @@ def test_same_work_is_symmetric_and_never_joins_two_dois(a: Identity, b: Identit
         assert not same_work(a, b, same_file)
     if a.doi and a.doi == b.doi and not (same_file and a.key and b.key and a.key != b.key):
         assert same_work(a, b, same_file) or (a.arxiv and b.arxiv and a.arxiv != b.arxiv)
+
+
+@given(st.text(max_size=80))
+def test_paper_id_is_the_hash_of_the_text_with_its_spacing_collapsed(text: str) -> None:
+    import hashlib
+
+    expected = hashlib.sha1(" ".join(text.split()).casefold().encode("utf-8", "surrogatepass")).hexdigest()[
+        :12
+    ]
+    assert paper_id(text) == expected  # the ids saved before issue 18 stay what they were

@@ -12,10 +12,18 @@ def paper_id(abstract: str, title: str = "") -> str:
     A paper listed without an abstract (a BibTeX entry with only a title) takes its id from the
     title instead, in a separate key space, so adding the abstract later gives it a new id."""
     if not abstract and title:
-        key = "\x00title\x00" + " ".join(title.split()).casefold()
+        key = "\x00title\x00" + _spaced(title).casefold()
     else:
-        key = " ".join(abstract.split()).casefold()
+        key = _spaced(abstract).casefold()
     return hashlib.sha1(key.encode("utf-8")).hexdigest()[:12]
+
+
+def _spaced(text: str) -> str:
+    """``" ".join(text.split())``, without the split when it would change nothing: printable
+    text (no tabs, newlines or other separators but the space) without doubled or edge spaces."""
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join(text.split())
 
 
 @dataclass(slots=True)
