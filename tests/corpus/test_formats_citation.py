@@ -122,16 +122,17 @@ def test_bibtexparser_never_writes_to_the_terminal(capfd: pytest.CaptureFixture[
 
 
 # -- RIS ----------------------------------------------------------------------------------------------
-def test_zotero_ris_fields_continuations_and_a_damaged_record() -> None:
+def test_zotero_ris_fields_continuations_and_a_one_space_tag() -> None:
     corpus = load_corpus([FIXTURES / "zotero.ris"])
     assert warned(corpus, "zotero.ris") == [
-        "zotero.ris: skipped 1 malformed record (line 51)",
         "zotero.ris: skipped 1 record with neither title nor abstract (line 56)",
     ]
     papers = by_title(corpus)
-    assert len(papers) == 3
+    assert len(papers) == 4 and "A record whose TY line lost a space" in papers  # "TY - JOUR"
     nature = papers["Deep learning"]
-    assert fields(nature) | {"abstract": ""} == {
+    assert nature.record["volume"] == "521"  # the record is checked in test_ris_csl_fidelity.py
+    assert fields(nature) | {"abstract": "", "record": None} == {
+        "record": None,
         "title": "Deep learning",
         "abstract": "",
         "authors": ["Yann LeCun", "Yoshua Bengio", "Geoffrey Hinton"],
@@ -270,7 +271,7 @@ def test_files_without_a_telling_suffix_are_sniffed(tmp_path: Path) -> None:
     bib, ris = tmp_path / "references.export", tmp_path / "citations"
     shutil.copy(FIXTURES / "jabref.bib", bib)  # starts with "% Encoding: UTF-8", then @String
     shutil.copy(FIXTURES / "zotero.ris", ris)
-    assert len(load_corpus([bib])) == 2 and len(load_corpus([ris])) == 3
+    assert len(load_corpus([bib])) == 2 and len(load_corpus([ris])) == 4
 
 
 # -- the parse cache ------------------------------------------------------------------------------------

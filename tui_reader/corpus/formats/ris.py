@@ -1,17 +1,25 @@
-"""RIS (.ris), as Zotero, Mendeley, EndNote and publishers' "export citation" buttons write it.
+"""RIS (.ris), as Zotero, Mendeley, EndNote, Scopus, Web of Science and publishers' "export
+citation" buttons write it.
 
-rispy reads the tags. The file is first cut into records at its ``TY`` and ``ER`` lines (by
-rispy's own line grammar) so that each record gets a key of its raw text and a line number: lines
+A tag line is read by rispy's parser with Zotero's line grammar (one or two spaces before the
+dash: ``TY - JOUR`` imports in Zotero, so it does here). The file is first cut into records at its
+``TY`` and ``ER`` lines so that each record gets a key of its raw text and a line number: lines
 outside any record (a record whose ``TY`` line is damaged) are skipped, counted and named by line,
 and a record missing its ``ER`` still loads, up to the next ``TY``.
+
+A record is kept tag by tag, in order, each line whole (rispy's own dict splits ``UR`` at ";" and
+turns a list tag's continuation line into a new value): what the reader models goes to
+Paper.record at its CSL name, every other tag verbatim under ``record["custom"]``.
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from tui_reader.corpus.formats import links
 from tui_reader.corpus.formats.common import (
     ARXIV_ABS,
     Entry,
@@ -26,6 +34,7 @@ from tui_reader.corpus.formats.common import (
     split_keywords,
 )
 from tui_reader.corpus.paper import Paper
+from tui_reader.corpus.text import strip_controls
 
 # TY codes as BibTeX entry types, so a kind reads the same whatever format it came from.
 KINDS = {
@@ -34,6 +43,7 @@ KINDS = {
     "JFULL": "article",
     "MGZN": "article",
     "NEWS": "article",
+    "INPR": "article",
     "CONF": "inproceedings",
     "CPAPER": "inproceedings",
     "BOOK": "book",
@@ -50,28 +60,112 @@ KINDS = {
     "BLOG": "online",
     "GEN": "misc",
     "DATA": "dataset",
+    "DBASE": "dataset",
+    "AGGR": "dataset",
     "COMP": "software",
     "PAT": "patent",
 }
+# TY codes as CSL types (RECORD.md "type").
+CSL_TYPES = {
+    "JOUR": "article-journal",
+    "EJOUR": "article-journal",
+    "JFULL": "article-journal",
+    "INPR": "article-journal",
+    "ABST": "article-journal",
+    "MGZN": "article-magazine",
+    "NEWS": "article-newspaper",
+    "CONF": "paper-conference",
+    "CPAPER": "paper-conference",
+    "BOOK": "book",
+    "EBOOK": "book",
+    "EDBOOK": "book",
+    "CHAP": "chapter",
+    "ECHAP": "chapter",
+    "THES": "thesis",
+    "RPRT": "report",
+    "GOVDOC": "report",
+    "UNPB": "manuscript",
+    "MANSCPT": "manuscript",
+    "ELEC": "webpage",
+    "WEB": "webpage",
+    "BLOG": "post-weblog",
+    "GEN": "document",
+    "DATA": "dataset",
+    "DBASE": "dataset",
+    "AGGR": "dataset",
+    "COMP": "software",
+    "PAT": "patent",
+    "ENCYC": "entry-encyclopedia",
+    "DICT": "entry-dictionary",
+    "MAP": "map",
+    "STAND": "standard",
+    "SLIDE": "speech",
+    "PCOMM": "personal_communication",
+    "ICOMM": "personal_communication",
+    "CASE": "legal_case",
+    "BILL": "bill",
+    "STAT": "legislation",
+    "HEAR": "hearing",
+    "VIDEO": "motion_picture",
+    "MPCT": "motion_picture",
+    "SOUND": "song",
+    "ART": "graphic",
+    "SER": "periodical",
+}
+# EndNote (and tools that copy it) spell the type out: "TY  - Journal Article".
+SPELLED = {
+    "journal article": "JOUR",
+    "electronic article": "EJOUR",
+    "magazine article": "MGZN",
+    "newspaper article": "NEWS",
+    "conference paper": "CPAPER",
+    "conference proceedings": "CONF",
+    "book": "BOOK",
+    "edited book": "EDBOOK",
+    "electronic book": "EBOOK",
+    "book section": "CHAP",
+    "electronic book section": "ECHAP",
+    "thesis": "THES",
+    "report": "RPRT",
+    "government document": "GOVDOC",
+    "unpublished work": "UNPB",
+    "manuscript": "MANSCPT",
+    "web page": "ELEC",
+    "generic": "GEN",
+    "dataset": "DATA",
+    "computer program": "COMP",
+    "patent": "PAT",
+}
 START, END = "TY", "ER"
-# Where the journal or proceedings is, best first (rispy's names; BT is a tag rispy does not name).
-# the last, PB: a book's or a report's venue (the exporter writes it so)
-VENUES = (
-    "journal_name",
-    "alternate_title3",
-    "secondary_title",
-    "BT",
-    "alternate_title2",
-    "alternate_title1",
-    "publisher",
-)
+BOOKS = {"BOOK", "EBOOK", "EDBOOK"}
+_LINE = re.compile(r"([A-Z][A-Z0-9]) {1,2}-(?: (.*))?")  # Zotero's RIS.js grammar, "ER  -" alike
+_ISSN = re.compile(r"\d{4}-?\d{3}[\dXx]")
+_DATE = re.compile(r"(\d{4})?(?:[/-](\d{1,2})?(?:[/-](\d{1,2})?)?)?")
+_MONTHS = {m: n for n, m in enumerate(("JAN", "FEB", "MAR", "APR", "MAY", "JUN"), 1)} | {
+    m: n for n, m in enumerate(("JUL", "AUG", "SEP", "OCT", "NOV", "DEC"), 7)
+}
+_WORD_DATE = re.compile(r"([A-Za-z]{3})[a-z]*\.?(?:\s+(\d{1,2}))?(?:,?\s+(\d{4}))?")  # WoS "MAY 28"
+_YEAR_IN = re.compile(r"(?<!\d)\d{4}(?!\d)")
+_MIME = {
+    ".pdf": "application/pdf",
+    ".html": "text/html",
+    ".htm": "text/html",
+    ".epub": "application/epub+zip",
+}
 
 
 @lru_cache(maxsize=1)
 def _parser() -> Any:
     import rispy
 
-    return rispy.RisParser()
+    class ZoteroLines(rispy.RisParser):  # type: ignore[misc]
+        """rispy's parser reading a tag line as Zotero does: one or two spaces before the dash."""
+
+        def parse_line(self, line: str) -> tuple[str, str] | tuple[None, str]:
+            m = _LINE.fullmatch(line.rstrip())
+            return (m.group(1), (m.group(2) or "").strip()) if m else (None, line.strip())
+
+    return ZoteroLines()
 
 
 def records(path: Path, text: str, warnings: list[str]) -> list[Record]:
@@ -88,7 +182,7 @@ def records(path: Path, text: str, warnings: list[str]) -> list[Record]:
             return
         chunk = "\n".join(current)
         tags = {parse_line(line)[0] for line in current}
-        if not tags & {"TI", "T1", "AB", "N2"}:
+        if not tags & {"TI", "T1", "T2", "AB", "N2"}:
             empty.append(f"line {start}")
         else:
             out.append((key(chunk.encode("utf-8", "surrogatepass")), Entry(start, "ris", chunk)))
@@ -126,52 +220,292 @@ def records(path: Path, text: str, warnings: list[str]) -> list[Record]:
     return out
 
 
-def _text(record: dict[str, Any], *names: str) -> str:
-    unknown = record.get("unknown_tag") or {}
-    for name in names:
-        value = record.get(name) if len(name) > 2 else unknown.get(name)
-        if isinstance(value, list):
-            value = next((v for v in value if v), "")
-        if value:
-            return str(value)
-    return ""
+class Tags:
+    """A record's tags in file order, each value whole (a continuation line joins its tag's
+    value with a newline); ``take`` marks what the reader used, ``rest`` is everything else."""
+
+    def __init__(self, chunk: str) -> None:
+        parse_line = _parser().parse_line
+        self.values: dict[str, list[str]] = {}
+        last: list[str] | None = None
+        for line in chunk.split("\n"):
+            tag, content = parse_line(line.rstrip("\r"))
+            if tag is None:
+                if last is not None and content:
+                    last[-1] = f"{last[-1]}\n{content}" if last[-1] else content
+                continue
+            if tag == END:
+                break
+            last = self.values.setdefault(tag, [])
+            last.append(content)
+        self.used: dict[str, int] = {}  # tag -> how many of its values (from the first) were used
+
+    def all(self, tag: str) -> list[str]:
+        return [v for v in self.values.get(tag, []) if v]
+
+    def first(self, *tags: str) -> tuple[str, str]:
+        """(tag, value) of the first tag that has a value; ("", "") when none has."""
+        for tag in tags:
+            found = self.all(tag)
+            if found:
+                return tag, found[0]
+        return "", ""
+
+    def take(self, *tags: str) -> str:
+        """The first value of the first tag that has one, marked used."""
+        tag, value = self.first(*tags)
+        if tag:
+            self.use(tag, 1)
+        return value
+
+    def take_all(self, tag: str) -> list[str]:
+        self.use(tag)
+        return self.all(tag)
+
+    def use(self, tag: str, count: int | None = None) -> None:
+        self.used[tag] = max(self.used.get(tag, 0), len(self.values.get(tag, [])) if count is None else count)
+
+    def rest(self) -> dict[str, object]:
+        """Every value the reader did not use, verbatim, by lowercase tag (a list when several)."""
+        out: dict[str, object] = {}
+        for tag, values in self.values.items():
+            left = [v for v in values if v][self.used.get(tag, 0) :] if tag != START else []
+            if left:
+                out[tag.lower()] = left[0] if len(left) == 1 else left
+        return out
 
 
-def _people(names: list[str]) -> tuple[str, ...]:
-    out = []
-    for name in names:
-        family, _, rest = name.partition(",")
+def _one_line(text: str) -> str:
+    return " ".join(strip_controls(text).split())
+
+
+def _people(names: list[str]) -> tuple[tuple[str, ...], list[dict[str, str]]]:
+    """Display names and CSL people from "Family, Given[, Suffix]"; a name without a comma is one
+    whole name (an organisation), as Zotero reads it."""
+    shown, people = [], []
+    for raw in names:
+        name = _one_line(raw)
+        family, comma, rest = name.partition(",")
         given, _, suffix = rest.partition(",")
-        out.append(person(family, given, suffix) if rest else name)
-    return tuple(out)
+        family, given, suffix = family.strip(), given.strip(), suffix.strip()
+        if not comma or not family:
+            shown.append(name)
+            people.append({"literal": name})
+            continue
+        shown.append(person(family, given, suffix))
+        csl = {"family": family, "given": given, "suffix": suffix}
+        people.append({k: v for k, v in csl.items() if v})
+    return tuple(shown), people
+
+
+def _type(tags: Tags) -> tuple[str, str]:
+    """(the source's TY verbatim, its RIS code): "Journal Article" -> "JOUR"."""
+    source = _one_line(tags.take(START))
+    code = source.upper()
+    return source, SPELLED.get(source.lower(), code)
+
+
+def _parts(value: str) -> list[int] | None:
+    """[year, month?, day?] from "2015/05//", "2021/07/01/", "2019-03-01", "MAY 28" or "2015"."""
+    value = value.strip()
+    m = _DATE.fullmatch(value.rstrip("/"))
+    if m and m.group(1):
+        parts = [int(g) for g in m.groups() if g]
+        valid = len(parts) < 2 or (1 <= parts[1] <= 12 and (len(parts) < 3 or 1 <= parts[2] <= 31))
+        return parts if valid else None
+    word = _WORD_DATE.fullmatch(value)
+    if word and word.group(1).upper() in _MONTHS:
+        year = [int(word.group(3))] if word.group(3) else [0]  # 0: the year another tag gives
+        day = [int(word.group(2))] if word.group(2) else []
+        return [*year, _MONTHS[word.group(1).upper()], *day]
+    return None  # "2015 Spring": not date-parts; kept verbatim
+
+
+def _issued(tags: Tags) -> dict[str, object]:
+    """CSL ``issued`` from PY, Y1 and DA: the year from the first that has one, month and day
+    from the fullest that agrees; a date tag the date-parts do not say stays under custom."""
+    found = []
+    for tag in ("PY", "Y1", "DA"):
+        raw = tags.first(tag)[1]
+        parts = _parts(raw) if raw else None
+        if parts:
+            found.append((tag, parts))
+    year = next((parts[0] for _, parts in found if parts[0]), 0)
+    if not year:
+        tag, raw = tags.first("PY", "Y1", "DA")
+        if not raw or _YEAR_IN.search(raw):  # "2015 Spring" stays verbatim; the year is found
+            return {}
+        tags.use(tag, 1)
+        return {"raw": _one_line(raw)}
+    best = [year]
+    for tag, parts in found:
+        if parts[0] in (year, 0):
+            tags.use(tag, 1)
+            if len(parts) > len(best):
+                best = [year, *parts[1:]]
+    return {"date-parts": [best]}
+
+
+def _venue(tags: Tags, code: str, title_tag: str) -> tuple[str, dict[str, object]]:
+    """The venue shown and the record's container fields: the full journal name (JF, then T2, the
+    book or proceedings title) before the JO/JA/J2 abbreviation; a book's T2 is its series and its
+    venue its publisher (PB)."""
+    out: dict[str, object] = {}
+    full_tags = ("JF", "BT") if code in BOOKS else ("JF", "T2", "BT")
+    full_tags = tuple(t for t in full_tags if t != title_tag)
+    full = _one_line(tags.take(*full_tags))
+    short_tag, short = tags.first("JO", "JA", "J2")
+    short = _one_line(short)
+    if full:
+        out["container-title"] = full
+        if short:
+            tags.use(short_tag, 1)
+            if short != full:
+                out["container-title-short"] = short
+    elif short:
+        tags.use(short_tag, 1)
+        out["container-title"] = short
+    series_tags = ("T2", "T3") if code in BOOKS else ("T3",)
+    series = _one_line(tags.take(*(t for t in series_tags if t != title_tag)))
+    if series:
+        out["collection-title"] = series
+    venue = str(out.get("container-title") or "")
+    return venue, out
+
+
+def _page(tags: Tags) -> str:
+    start, end = _one_line(tags.take("SP")), _one_line(tags.take("EP"))
+    if start and end and end != start:
+        return f"{start}-{end}"
+    return start or end
+
+
+def _serial(tags: Tags, code: str, out: dict[str, object]) -> None:
+    """SN is an ISSN or an ISBN by its shape (a book's when it has no shape)."""
+    for value in tags.all("SN"):
+        value = _one_line(value)
+        digits = re.sub(r"[^\dXx]", "", value)
+        is_issn = bool(_ISSN.fullmatch(value)) or (len(digits) == 8 and code not in BOOKS)
+        name = "ISSN" if is_issn else "ISBN"
+        if name in out:
+            break  # a second ISSN (print and online): the rest stay verbatim
+        out[name] = value
+        tags.use("SN", tags.used.get("SN", 0) + 1)
+
+
+def _files(tags: Tags) -> list[dict[str, str]]:
+    out = []
+    for raw in tags.take_all("L1"):
+        for path in (p.strip() for p in raw.split("\n")):  # Zotero: one attachment a line
+            if path:
+                suffix = Path(path.split("?")[0]).suffix.lower()
+                entry = {"path": strip_controls(path), "mime": _MIME.get(suffix, "")}
+                out.append({k: v for k, v in entry.items() if v})
+    return out
+
+
+def _record(tags: Tags, source_type: str, code: str, title_tag: str) -> tuple[str, dict[str, object]]:
+    """The venue shown, and the CSL-shaped record of everything else the tags say."""
+    out: dict[str, object] = {}
+    for name, value in (
+        ("citation-key", tags.take("ID")),
+        ("source-type", source_type),
+        ("type", CSL_TYPES.get(code, "")),
+    ):
+        if value:
+            out[name] = _one_line(value)
+    venue, container = _venue(tags, code, title_tag)
+    out |= container
+    number_like = code in ("RPRT", "PAT", "GOVDOC")
+    for name, tag in (
+        ("volume", "VL"),
+        ("number" if number_like else "issue", "IS"),
+        ("publisher", "PB"),
+        ("publisher-place", "CY"),
+        ("edition", "ET"),
+        ("language", "LA"),
+        ("genre", "M3"),
+    ):
+        value = _one_line(tags.take(tag))
+        if value:
+            out[name] = value
+    if code in ("THES", "RPRT") and out.get("publisher"):
+        out["institution"] = out["publisher"]
+    short = _one_line(tags.take(*(t for t in ("ST",) if t != title_tag)))
+    if short:
+        out["title-short"] = short
+    page = _page(tags)
+    if page:
+        out["page"] = page
+    _serial(tags, code, out)
+    issued = _issued(tags)
+    if issued:
+        out["issued"] = issued
+    editors = _people(tags.take_all("A2") + tags.take_all("ED"))[1]
+    translators = _people(tags.take_all("A4"))[1]
+    for name, people in (("editor", editors), ("translator", translators)):
+        if people:
+            out[name] = people
+    notes = [strip_controls(n).strip() for n in tags.take_all("N1")]
+    if any(notes):
+        out["note"] = "\n".join(n for n in notes if n)
+    files = _files(tags)
+    if files:
+        out["file"] = files
+    if code in BOOKS and not venue:
+        venue = str(out.get("publisher") or "")  # a book's venue, as the exporter writes it
+    elif not venue and code in ("RPRT", "THES"):
+        venue = str(out.get("publisher") or "")
+    return venue, out
 
 
 def build(path: Path, data: object) -> Paper | None:
-    import rispy
-
-    chunk = str(data)
-    if _parser().parse_line(chunk.rsplit("\n", 1)[-1])[0] != END:
-        chunk += "\nER  - "  # rispy drops a record that never ends
-    found = rispy.loads(chunk)
-    if not found:
-        return None
-    record: dict[str, Any] = found[0]
-    names = [str(n) for n in (record.get("authors") or []) + (record.get("first_authors") or []) if n]
-    urls = [u for u in record.get("urls") or [] if u]
-    doi = bare_doi(_text(record, "doi"))
-    arxiv = arxiv_id(*urls, doi, _text(record, "note"), _text(record, "accession_number"))
-    kind = str(record.get("type_of_reference") or "").strip().upper()
+    tags = Tags(str(data))
+    source_type, code = _type(tags)
+    title_tag, title = tags.first("TI", "T1", "T2", "ST")  # T2 alone: Scopus' title
+    if title_tag:
+        tags.use(title_tag, 1)
+    abstract = tags.take("AB", "N2")
+    au, a1 = tags.take_all("AU"), tags.take_all("A1")
+    shown, authors = _people(au if au == a1 else au + a1)
+    found = links.split(tags.take_all("UR"))
+    doi_raw = tags.first("DO")[1]
+    doi = bare_doi(doi_raw)
+    if doi:
+        tags.use("DO", 1)
+    arxiv = arxiv_id(*found, doi, tags.first("M1")[1], tags.first("AN")[1])
+    venue, record = _record(tags, source_type, code, title_tag)
+    if authors:
+        record["author"] = authors
+    if len(found) > 1:
+        record["links"] = found
+    keywords = split_keywords(tags.take_all("KW"))
+    custom = tags.rest()
+    if custom:
+        record["custom"] = custom
+    url = links.first_web(found) or (found[0] if found else "")
     return make_paper(
-        _text(record, "abstract", "notes_abstract"),
+        abstract,
         source_name(path),
-        _text(record, "title", "primary_title", "short_title"),
-        _people(list(dict.fromkeys(names))),
-        _text(record, *VENUES) or ("arXiv" if arxiv else ""),
-        _text(record, "year", "publication_year", "date"),
-        urls[0] if urls else (ARXIV_ABS + arxiv if arxiv else ""),
+        title,
+        shown,
+        venue or ("arXiv" if arxiv else ""),
+        _year(record),
+        url or (ARXIV_ABS + arxiv if arxiv else ""),
         doi=doi,
         arxiv=arxiv,
-        keywords=split_keywords(record.get("keywords") or []),
-        kind=KINDS.get(kind, kind.lower()),
+        keywords=keywords,
+        kind=KINDS.get(code, code.lower()),
         title_only=True,
+        record=record,
     )
+
+
+def _year(record: dict[str, object]) -> object:
+    issued = record.get("issued")
+    if isinstance(issued, dict):
+        parts = issued.get("date-parts")
+        if isinstance(parts, list) and parts and parts[0]:
+            return parts[0][0]
+        return issued.get("raw")
+    return None
