@@ -157,6 +157,9 @@ def open_searcher(corpus: Corpus, rebuild: bool = False, quiet: bool = False, wa
 def _resolve_id(corpus: Corpus, given: str, store: BookmarkStore | None = None) -> str:
     if given in corpus.index_of or (store and given in store):
         return given
+    old = corpus.resolve(given) if len(given) == 12 else None  # an id from before issue 18
+    if old is not None:
+        return corpus.ids[old]
     matches = [pid for pid in corpus.ids if pid.startswith(given)] if len(given) >= 4 else []
     if store:
         matches += [pid for pid in store.ids() if pid.startswith(given) and pid not in matches]

@@ -125,3 +125,12 @@ def test_the_command_line_finds_a_bookmark_made_under_the_old_id(tmp_path: Path)
     assert marked.returncode == 0, marked.stderr
     assert [h["title"] for h in json.loads(marked.stdout)["hits"]] == ["Sparse matchings"]
     assert [h["title"] for h in json.loads(read.stdout)["hits"]] == ["Greedy matchings"]
+
+
+def test_the_command_line_takes_an_old_id(tmp_path: Path) -> None:
+    folder = _collection(tmp_path)
+    added = run_cli("bookmarks", "add", OLD_ABSTRACT, str(folder), cwd=tmp_path)
+    assert added.returncode == 0, added.stderr
+    corpus = load_corpus([folder])
+    new = corpus.ids[corpus.resolve(OLD_ABSTRACT)]  # type: ignore[index]
+    assert new != OLD_ABSTRACT and BookmarkStore(paths.bookmarks_file()).ids() == {new}
