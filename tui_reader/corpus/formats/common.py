@@ -18,11 +18,11 @@ from typing import NamedTuple
 from tui_reader.atomic import file_kind, open_regular
 from tui_reader.corpus.identity import identify, is_placeholder
 from tui_reader.corpus.paper import Paper, paper_id
-from tui_reader.corpus.text import clean_label, normalise, normalise_inline
+from tui_reader.corpus.text import clean_label, normalise, normalise_inline, strip_controls
 from tui_reader.corpus.titles import make_title
 from tui_reader.corpus.venues import split_venue
 
-LOADER_VERSION = 8  # bump when parsing or normalisation changes: invalidates the parse cache
+LOADER_VERSION = 9  # bump when parsing or normalisation changes: invalidates the parse cache
 # what fmt() names a file by; .bibtex reads as .bib, .csljson as .csl.json (each gzipped too)
 SUFFIXES = {".txt", ".json", ".jsonl", ".ndjson", ".bib", ".ris", ".csl.json"}
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d|21\d\d)(?!\d)")  # as the integer range below
@@ -263,7 +263,7 @@ def make_paper(
     venue_name, venue_year = split_venue(str(normalise_inline(str(venue)))) if venue else ("", None)
     names = _authors(authors)
     when = _year(year) or venue_year
-    link = str(normalise_inline(str(url))) if url else ""
+    link = " ".join(strip_controls(str(url)).split()) if url else ""  # a link is never LaTeX-decoded
     ident = identify(
         title="" if generated else str(title),
         abstract=str(abstract),
@@ -305,7 +305,7 @@ _ARXIV_ID = re.compile(
     re.IGNORECASE,
 )
 _ARXIV_HINT = re.compile(r"arxiv", re.IGNORECASE)
-_DOI = re.compile(r"10\.\d{4,9}/\S+")
+_DOI = re.compile(r"10\.\d{4,9}/[^\s\x00-\x1f\x7f-\x9f]+")  # controls end it (stripped first too)
 _KEYWORD_SPLIT = re.compile(r"\s*[;,]\s*")
 ARXIV_ABS = "https://arxiv.org/abs/"
 
@@ -317,7 +317,7 @@ def person(family: str, given: str = "", suffix: str = "") -> str:
 
 def bare_doi(value: object) -> str:
     """A DOI without its resolver or "doi:" prefix (the first, when a field lists several)."""
-    m = _DOI.search(str(value or ""))
+    m = _DOI.search(strip_controls(str(value or "")))  # ESC ] 0 ; ... BEL goes whole, not just ESC
     return m.group(0).rstrip(".,;") if m else ""
 
 
@@ -326,7 +326,7 @@ def arxiv_id(*values: object, bare: bool = False) -> str:
     (an eprint field, an arxiv.org url, a 10.48550/arXiv DOI), unless ``bare`` (the field is known
     to hold an arXiv id, such as an eprint with archivePrefix = arXiv)."""
     for value in values:
-        text = str(value or "")
+        text = strip_controls(str(value or ""))
         if not text or not (bare or _ARXIV_HINT.search(text)):
             continue
         m = _ARXIV_ID.search(text)
