@@ -16,7 +16,21 @@ import unicodedata
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["convert_spans"]
+__all__ = ["ACCENT", "accent_to_text", "convert_spans", "drop_baseless_marks"]
+
+# An accent command written any way BibTeX files write it: \'{e}, \'e, \' e, {\v R} (inside its group),
+# \v{R}, \c c, \= a, \"\i. A letter-named accent (\v, \c, ...) needs a space or a brace before its
+# letter: \vec and \cite are other macros.
+ACCENT = re.compile(
+    r"(?<!\\)\\(?P<mark>[\"'’`^~=.]|[vrcHukdbt](?![A-Za-z]))\s*"
+    r"(?:\{\s*(?P<braced>\\[ij](?![A-Za-z])|[^\W_])?\s*\}|(?P<bare>\\[ij](?![A-Za-z])|[^\W_]))"
+)
+# Combining marks with no base (at the start, after a space or punctuation): an accent command whose
+# letter was lost. A bare U+0301 would reach an export and stop LaTeX ("Unicode character ́").
+_COMBINING = "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"
+_BASELESS = re.compile(
+    "(?:^|(?<=[\\s\\-\u2010-\u2015(\\[{/,;:.!?\"'\u201c\u201d\u2018\u2019]))" + _COMBINING + "+"
+)
 
 # pylatexenc fails on \href: keep its text, or its address when that is all there is.
 _HREF = re.compile(r"\\href\s*\{([^{}]*)\}(?:\s*\{([^{}]*)\})?")
@@ -41,8 +55,10 @@ _LATEX_SPAN = re.compile(
     r"\$\$[^$]{1,400}?\$\$|(?<!\\)\$(?=\S)[^$]{1,400}?(?<=[^\s\\])\$|\\\(.{1,400}?\\\)|\\\[.{1,400}?\\\]"
     r"|\{\\[A-Za-z]+\s[^{}$\\]{1,200}\}"  # {\em word}, {\cal O}
     r"|\\(?:cal|mathcal|mathbb|mathfrak|mathscr)\s+[A-Za-z]+"  # \cal NP, \mathbb R (no braces)
-    r"|\\[\"'’`^~=.](?:\{[A-Za-z]?\}|[A-Za-z])"  # accents: G\"odel, \'{e}
-    r"|\\[A-Za-z]+\*?(?:\s*\[[^\]{}$]{0,80}\])?(?:\s*\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\})*"
+    r"|\\slash(?![A-Za-z])\s*(?:\{\})?"  # AND\slash OR: the space is the macro's
+    r"|"
+    + ACCENT.pattern  # accents: G\"odel, \'{e}, \v R
+    + r"|\\[A-Za-z]+\*?(?:\s*\[[^\]{}$]{0,80}\])?(?:\s*\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\})*"
     r"|\\[\\%&#_{}$,;! |/\-—–]"
 )
 # Spans with nothing left to convert ($7$, $O(n)$, \emph{word} once unwrapped) skip pylatexenc.
@@ -110,8 +126,10 @@ _SYMBOLS = {  # what pylatexenc lacks, and common custom macros (\eps, \R, \ie)
     "coloneqq": "≔", "eqqcolon": "≕", "Bbbk": "𝕜", "|": "‖", "Otilde": "Õ", "otilde": "Õ",
     "eps": "ε", "ie": "i.e.", "eg": "e.g.", "etal": "et al.", "etc": "etc.", "wrt": "w.r.t.",
     "iid": "i.i.d.", "R": "ℝ", "RR": "ℝ", "reals": "ℝ", "Real": "ℝ", "Reals": "ℝ", "N": "ℕ", "NN": "ℕ",
-    "Z": "ℤ", "ZZ": "ℤ", "Q": "ℚ", "QQ": "ℚ", "E": "𝔼", "EE": "𝔼",
+    "Z": "ℤ", "ZZ": "ℤ", "Q": "ℚ", "QQ": "ℚ", "E": "𝔼", "EE": "𝔼", "slash": "/",
 }  # fmt: skip
+# Macros whose space after them is LaTeX's own, not the text's: AND\slash OR reads "AND/OR".
+_NO_GAP = frozenset(("slash",))
 # name -> (pylatexenc argument spec, text with "%s"/"%(n)s" for the arguments; "" = nothing).
 _MACROS: dict[str, tuple[str, str]] = {
     **{n: ("", t) for n, t in _SYMBOLS.items()},
@@ -129,6 +147,12 @@ _MACROS: dict[str, tuple[str, str]] = {
     "binom": ("{{", "(%s choose %s)"),
     "norm": ("{", "‖%s‖"),
     "abs": ("{", "|%s|"),
+    # biblatex's text macros, as BibTeX fields written for biblatex carry them.
+    **{n: ("{", "%s") for n in _names("mkbibemph mkbibitalic mkbibbold mkbibacro bibcyr bibstring")},
+    **{n: ("{", "%s") for n in _names("mkbibsuperscript mkbibsubscript textcyrillic foreignlanguage")},
+    "mkbibquote": ("{", "\u201c%s\u201d"),
+    "mkbibparens": ("{", "(%s)"),
+    "mkbibbrackets": ("{", "[%s]"),
 }
 
 
@@ -260,10 +284,15 @@ def _converter() -> Any:
                     continue
                 text = self.node_to_text(node)
                 consumed = False
-                if kind == "macro" and self._unknown(node.macroname):  # \norm{x} -> "norm(x)"
+                if kind == "macro" and self._unknown(node.macroname):
+                    args: list[str] = []
                     while i < len(nodelist) and _kind(nodelist[i]) == "group":
                         arg = self.nodelist_to_text(nodelist[i].nodelist).strip()
-                        text, i, consumed = text + (f"({arg})" if arg else ""), i + 1, True
+                        args, i, consumed = [*args, arg] if arg else args, i + 1, True
+                    if args and not math:  # \mkbibfoo{The Concept} in a title: its text
+                        text = " ".join(args)
+                    elif args:  # $\poly{n}$: the name, a word the reader can look up
+                        text += "".join(f"({a})" for a in args)
                 elif style and text:
                     text = restyle(text, style)
                 if kind == "chars" and math and not text and s and not s[-1].isspace():
@@ -280,7 +309,11 @@ def _converter() -> Any:
                     after_operator = after_operator or s.rstrip().endswith(_OPERATOR_BASES)
                 elif text.strip():
                     after_operator = False
-                gap = "" if consumed else _gap(node, kind, text, s, math)
+                gap = (
+                    ""
+                    if consumed or (kind == "macro" and node.macroname in _NO_GAP)
+                    else _gap(node, kind, text, s, math)
+                )
                 s += text
                 prev_word = word
             return s
@@ -366,9 +399,38 @@ def _unwrap_text(match: re.Match[str]) -> str:
     return "{" + _SCRIPT_CHARS.sub(_escape_script, match.group(1)) + "}"
 
 
+@lru_cache(maxsize=4096)
+def _accented(mark: str, base: str) -> str:
+    """pylatexenc's accent, NFC; \\= before a digit or sign is the "=" it escapes (11\\=22)."""
+    if not base:
+        return ""  # \\"{} alone: no letter to accent, and never a bare combining mark
+    if mark == "=" and not base.isalpha() and not base.startswith("\\"):
+        return "=" + base
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    text = LatexNodes2Text().latex_to_text(f"\\{mark.replace('’', chr(39))}{{{base}}}")
+    return unicodedata.normalize("NFC", str(text)) or base
+
+
+def accent_to_text(match: re.Match[str]) -> str:
+    """An ``ACCENT`` match as its character: \\v R -> Ř, \\c c -> ç, \\"\\i -> ï."""
+    return _accented(match.group("mark"), match.group("braced") or match.group("bare") or "")
+
+
+def drop_baseless_marks(text: str) -> str:
+    """NFC, without combining marks that accent nothing (see ``_BASELESS``)."""
+    if text.isascii():
+        return text
+    return _BASELESS.sub("", unicodedata.normalize("NFC", text))
+
+
 def _span_to_text(match: re.Match[str]) -> str:
     span = _HREF.sub(lambda m: "{" + (m.group(2) or m.group(1)) + "}", match.group(0))
     span = span.replace("\\’", "\\'")
+    if accent := ACCENT.fullmatch(span):
+        return accent_to_text(accent)
+    if "\\" in span:
+        span = ACCENT.sub(accent_to_text, span)
     if "\\" in span:
         span = _ACCENTED_FONT.sub(r"\\\1{\2}", span)
     for _ in range(3):  # nested \textbf{\emph{x}} unwraps from the inside out

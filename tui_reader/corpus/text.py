@@ -12,7 +12,7 @@ import re
 import unicodedata
 from typing import Any
 
-from tui_reader.corpus.latex import convert_spans
+from tui_reader.corpus.latex import convert_spans, drop_baseless_marks
 
 __all__ = [
     "Normalised",
@@ -150,7 +150,7 @@ def normalise_inline(text: str) -> Normalised:
         text = _SURROGATES.sub("\ufffd", text)
     text = unicodedata.normalize("NFC", text)
     text, emphasised = _emphasis(text)
-    text = _delatex(text)
+    text = drop_baseless_marks(_delatex(text))
     text = " ".join(text.split())
     result = Normalised(text)
     if emphasised:

@@ -11,14 +11,14 @@ comment). Only spans are touched, with regular expressions; accents go through p
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import Any
+
+from tui_reader.corpus.latex import ACCENT, accent_to_text
 
 _GROUP = r"\{(?:\\.|[^{}\\]|\{(?:\\.|[^{}\\]|\{(?:\\.|[^{}\\]|\{(?:\\.|[^{}\\])*\})*\})*\})*\}"  # 4 deep
 _TOKEN = re.compile(  # the lookahead lets plain text through 7x faster than the alternatives would
     r"(?=[$\\{}~-])(?:"
     r"(?P<math>\$\$[^$]{1,1000}?\$\$|(?<!\\)\$[^$]{1,1000}?(?<!\\)\$)"
-    r"|(?P<accent>\\[\"'`^~=.](?:\s*\{\s*(?:\\[ij]|[A-Za-z])?\s*\}|\\[ij](?![A-Za-z])|[A-Za-z]))"
+    r"|(?P<accent>" + ACCENT.pattern + ")"
     r"|(?P<macro>\\(?P<name>[A-Za-z]+)\*?(?P<args>(?:\s*" + _GROUP + r")*))"
     r"|(?P<escape>\\[^A-Za-z])"
     r"|(?P<group>" + _GROUP + r")"
@@ -37,36 +37,11 @@ _WORDS = {
 }
 
 
-@lru_cache(maxsize=1)
-def _latex() -> tuple[Any, Any]:
-    import logging
-
-    from pylatexenc.latex2text import LatexNodes2Text
-    from pylatexenc.latexwalker import get_default_latex_context_db
-
-    logging.getLogger("pylatexenc").setLevel(logging.ERROR)  # it warns on stderr per odd macro
-    return LatexNodes2Text(strict_latex_spaces=False), get_default_latex_context_db()
-
-
-@lru_cache(maxsize=4096)
-def _accent(span: str) -> str:
-    """``\\"{o}`` -> ö; ``\\"\\i`` -> ï (the dotless i is what LaTeX accents; the reader wants i)."""
-    from pylatexenc.latexwalker import LatexWalker
-
-    converter, db = _latex()
-    source = re.sub(r"\\([ij])(?![A-Za-z])", r"\1", span)
-    try:
-        nodes, _, _ = LatexWalker(source, latex_context=db, tolerant_parsing=True).get_latex_nodes()
-        return str(converter.nodelist_to_text(nodes)).strip() or span
-    except Exception:  # lenient as pylatexenc is, a span it cannot read stays for normalise
-        return span
-
-
 def _token(m: re.Match[str]) -> str:
     kind = m.lastgroup
     text = m.group(0)
     if kind == "accent":
-        return _accent(text)
+        return accent_to_text(m)
     if kind == "macro":
         word = _WORDS.get(m.group("name"))
         return word if word is not None and m.group("args").strip() in ("", "{}") else text
