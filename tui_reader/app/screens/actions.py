@@ -7,6 +7,8 @@ session.py; tags: annotating.py.)
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual import on, work
 from textual.message import Message
 from textual.widgets import Input
@@ -21,10 +23,13 @@ from tui_reader.corpus.paper import Paper
 from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
 from tui_reader.library.citation import citation
 from tui_reader.library.clipboard import as_markdown_quote, copy_text
-from tui_reader.library.links import paper_link
+from tui_reader.library.links import attachment_paths, best_link, existing_file, file_link
 from tui_reader.search.modes import SearchMode
 
 NO_LINK = "This paper has no link: its record has no URL, DOI or arXiv id."
+NO_FILE = (
+    "This paper's attachment is not on this computer ({path}) and its record has no URL, DOI or arXiv id."
+)
 NO_ABSTRACT = "This paper has no abstract to copy: its source lists it by title only."
 
 
@@ -37,6 +42,15 @@ class CitationMade(Message, bubble=False):
         self.title = title
         self.shown = shown  # short enough to show in the notice (\cite{key})
         self.error = error  # why it could not be written ('' when it was)
+        super().__init__()
+
+
+class NoTarget(Message, bubble=False):
+    """``o`` found neither the attachment on disk nor a link (said in ``text``)."""
+
+    def __init__(self, text: str, title: str) -> None:
+        self.text = text
+        self.title = title
         super().__init__()
 
 
@@ -147,7 +161,7 @@ class PaperActions(Annotating):
             self.notify(NO_ABSTRACT, title=paper.title, severity="warning", timeout=4)
             return
         text = (
-            as_markdown_quote(paper.title, paper.abstract, paper.sources, paper.url)
+            as_markdown_quote(paper.title, paper.abstract, paper.sources, best_link(paper) or "")
             if markdown
             else paper.abstract
         )
@@ -198,20 +212,35 @@ class PaperActions(Annotating):
 
     # -- links --------------------------------------------------------------------------------
     def _link(self) -> tuple[str, str] | None:
-        """The highlighted paper's link and title; None (said so) when there is none."""
+        """The highlighted paper's best link (validated: url, else DOI, else arXiv) and title;
+        None (said so) when there is none."""
         paper = self._current_paper()
         if paper is None:
             return None
-        link = paper_link(paper.url)
+        link = best_link(paper)
         if link is None:
             self.notify(NO_LINK, title=paper.title, severity="warning", timeout=4)
             return None
         return link, paper.title
 
+    def _source_folders(self) -> list[Path]:
+        """The folders of the highlighted paper's source files (relative attachments live there)."""
+        row = self.papers.highlighted_row
+        if row is None or self.corpus is None:
+            return []
+        return list(dict.fromkeys(data.path.parent for data, _r in self.corpus.records(row)))
+
     def action_open_link(self) -> None:
-        found = self._link()
-        if found is not None:
-            self.open_in_browser(*found)
+        """The local PDF the record names when it exists (looked for in a worker), else the link."""
+        paper = self._current_paper()
+        if paper is None:
+            return
+        files = attachment_paths(paper, self._source_folders())
+        link = best_link(paper)
+        if not files and link is None:
+            self.notify(NO_LINK, title=paper.title, severity="warning", timeout=4)
+            return
+        self.open_in_browser(link, paper.title, files)
 
     def action_copy_link(self) -> None:
         found = self._link()
@@ -222,15 +251,26 @@ class PaperActions(Annotating):
         self.copy_out(link, "link", title, lead, link)
 
     @work(thread=True, group="browser")
-    def open_in_browser(self, link: str, title: str) -> None:
+    def open_in_browser(self, link: str | None, title: str, files: list[Path] | None = None) -> None:
         """App.open_url goes through Python's webbrowser, which honours $BROWSER and may wait for
-        the browser command to return: here, in a thread, never on the UI thread."""
+        the browser command to return: here, in a thread, never on the UI thread (as the look for
+        the attachment on disk)."""
+        found = existing_file(files or [])
+        target = (file_link(found) if found is not None else None) or link
+        if target is None:
+            missing = str(files[0]) if files else "?"
+            self.post_message(NoTarget(NO_FILE.format(path=missing), title))
+            return
         why = browser_problem()
         if why:
-            self.post_message(NoBrowser(link, title, why))
+            self.post_message(NoBrowser(target, title, why))
             return
-        self.app.open_url(link)
-        self.post_message(LinkOpened(link, title))
+        self.app.open_url(target)
+        self.post_message(LinkOpened(target, title))
+
+    @on(NoTarget)
+    def _no_target(self, event: NoTarget) -> None:
+        self.notify(event.text, title=event.title, severity="warning", timeout=6)
 
     @on(LinkOpened)
     def _link_opened(self, event: LinkOpened) -> None:

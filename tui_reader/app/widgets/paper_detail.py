@@ -21,7 +21,7 @@ from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.text import clean_label
 from tui_reader.corpus.venues import venue_label
 from tui_reader.library.bookmarks import Bookmark
-from tui_reader.library.links import paper_link
+from tui_reader.library.links import arxiv_link, attachments, doi_link, extra_links, is_pdf, paper_link
 
 Spans = list[tuple[int, int]]
 
@@ -59,29 +59,151 @@ def _reading_line(state: ReadingState) -> Content:
     return Content(" · ").join(parts)
 
 
+def _linked(text: str, link: str | None) -> Content:
+    """``text`` shown safe, as a terminal hyperlink (OSC 8) only to a validated link."""
+    content = Content(clean_label(text))
+    return content.stylize(Style(link=link)) if link else content
+
+
 def link_content(raw: str) -> Content | None:
     """The paper's link as a terminal hyperlink (OSC 8), or its url field as text when it makes
     no http(s) link (a local path, say); None when there is nothing."""
     link = paper_link(raw)
     if link is not None:
-        return Content(clean_label(link)).stylize("$text-muted underline").stylize(Style(link=link))
+        return _linked(link, link).stylize("$text-muted underline")
     if raw:
         return Content(clean_label(raw)).stylize("$text-muted")
     return None
 
 
+FIELD_LIMIT = 300  # characters of one record field shown (a runaway field stays one line)
+
+
+def field_text(value: object) -> str:
+    """A record value as one short line: text and numbers as they are, a list joined."""
+    if isinstance(value, bool):
+        return ""
+    if isinstance(value, str | int | float):
+        text = " ".join(str(value).split())
+    elif isinstance(value, list):
+        text = ", ".join(t for t in (field_text(v) for v in value[:10]) if t)
+    else:
+        return ""
+    return clean_label(text if len(text) <= FIELD_LIMIT else text[: FIELD_LIMIT - 1] + "…")
+
+
+def person_name(value: object) -> str:
+    """A CSL person ({"family", "given", ...} or {"literal"}) as it reads: "Marie Curie"."""
+    if isinstance(value, str):
+        return field_text(value)
+    if not isinstance(value, dict):
+        return ""
+    if value.get("literal"):
+        return field_text(value["literal"])
+    keys = ("given", "dropping-particle", "non-dropping-particle", "family")
+    name = " ".join(field_text(value.get(k)) for k in keys if value.get(k))
+    suffix = field_text(value.get("suffix"))
+    return f"{name}, {suffix}" if name and suffix else name
+
+
+def _people(value: object, limit: int = 6) -> str:
+    if not isinstance(value, list):
+        return ""
+    names = [n for n in (person_name(v) for v in value) if n]
+    return ", ".join(names[:limit]) + (" et al." if len(names) > limit else "")
+
+
+def _ordinal(edition: str) -> str:
+    if not edition.isdigit():
+        return edition if "ed" in edition.lower() else f"{edition} ed."
+    n = int(edition)
+    tail = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{tail} ed."
+
+
+def _where_published(paper: Paper) -> list[str]:
+    """ "In: Journal · vol. 12, no. 3, pp. 45–67": the container (unless the venue shown already
+    is it), volume, issue, pages, report number."""
+    get = paper.record.get
+    parts = []
+    container = field_text(get("container-title"))
+    if container and container.casefold() != paper.venue.casefold():
+        parts.append(f"In: {container}")
+    numbers = []
+    for key, label in (("volume", "vol. "), ("issue", "no. "), ("number", "no. ")):
+        if text := field_text(get(key)):
+            numbers.append(label + text)
+    if pages := field_text(get("page")):
+        numbers.append(("pp. " if any(c in pages for c in "-–,") else "p. ") + pages)
+    if numbers:
+        parts.append(", ".join(numbers))
+    return parts
+
+
+def _publication(paper: Paper) -> list[str]:
+    """Publisher and place, edition, series, editors, ISBN / ISSN: one short item each."""
+    get = paper.record.get
+    parts = []
+    publisher = ", ".join(t for t in (field_text(get("publisher")), field_text(get("publisher-place"))) if t)
+    if publisher and publisher.casefold() != paper.venue.casefold():
+        parts.append(publisher)
+    if edition := field_text(get("edition")):
+        parts.append(_ordinal(edition))
+    if series := field_text(get("collection-title")):
+        parts.append(f"Series: {series}")
+    editors = get("editor")
+    if names := _people(editors):
+        many = isinstance(editors, list) and len(editors) > 1
+        parts.append(("Editors: " if many else "Editor: ") + names)
+    for key in ("ISBN", "ISSN"):
+        if number := field_text(get(key)):
+            parts.append(f"{key} {number}")
+    return parts
+
+
+def _attachment_lines(paper: Paper) -> list[Content]:
+    """The attachments the source names, as written (``o`` opens the first PDF that exists)."""
+    files = attachments(paper)
+    if not files:
+        return []
+    shown = []
+    for entry in files[:3]:
+        kind = "PDF" if is_pdf(entry) else field_text(entry.get("mime"))
+        text = field_text(entry.get("path"))
+        shown.append(f"{text} ({kind})" if kind else text)
+    more = f" (+{len(files) - 3} more)" if len(files) > 3 else ""
+    lead = "Attachment: " if len(files) == 1 else "Attachments: "
+    return [
+        Content("\n"),
+        Content(lead).stylize("$text-muted bold"),
+        Content(clean_label("; ".join(shown) + more)).stylize("$text-muted"),
+    ]
+
+
+def record_lines(paper: Paper) -> list[Content]:
+    """The bibliographic record's useful fields, two lines at most, then the attachments and
+    any further links the source gave."""
+    out: list[Content] = []
+    for items in (_where_published(paper), _publication(paper)):
+        if items:
+            out += [Content("\n"), Content(" · ").join(Content(i) for i in items).stylize("$text-muted")]
+    more = extra_links(paper)
+    if more:
+        links = Content(" · ").join(_linked(link, link).stylize("underline") for link in more)
+        out += [Content("\n"), Content("Also: ").stylize("$text-muted bold"), links.stylize("$text-muted")]
+    return out + _attachment_lines(paper)
+
+
 def _citation_lines(paper: Paper) -> list[Content]:
-    """DOI and arXiv id as links (their resolvers), keywords and entry type: what a citation
-    file gave. Nothing for papers that came without them."""
+    """DOI and arXiv id as links (their resolvers, validated: a DOI that makes no URL is shown as
+    text, never linked), keywords and entry type: what a citation file gave. Nothing for papers
+    that came without them."""
     out: list[Content] = []
     ids: list[Content] = []
     if paper.doi:
-        ids.append(
-            Content("doi:" + clean_label(paper.doi)).stylize(Style(link=f"https://doi.org/{paper.doi}"))
-        )
+        ids.append(_linked("doi:" + paper.doi, doi_link(paper.doi)))
     if paper.arxiv:
-        link = f"https://arxiv.org/abs/{paper.arxiv}"
-        ids.append(Content("arXiv:" + clean_label(paper.arxiv)).stylize(Style(link=link)))
+        ids.append(_linked("arXiv:" + paper.arxiv, arxiv_link(paper.arxiv)))
     if paper.kind:
         ids.append(Content(clean_label(paper.kind)))
     if ids:
@@ -136,6 +258,7 @@ def paper_content(
     link = link_content(paper.url)
     if link is not None:
         parts += [Content("\n"), link]
+    parts += record_lines(paper)
     parts += _citation_lines(paper)
     if paper.title_generated:
         parts += [Content("\n"), Content("(title generated from the abstract)").stylize("italic $text-muted")]
