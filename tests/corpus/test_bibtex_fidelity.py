@@ -68,6 +68,8 @@ def test_latex_in_bibtex_fields_decodes_to_clean_text(raw: str, expected: str) -
         ("a \\method{} wins", "a method wins"),
         ("\\v R and \\c c in an abstract", "Ř and ç in an abstract"),  # abstracts from any format
         ("in \\textbf{\\v Reh\\r u\\v rek's} model", "in Řehůřek's model"),
+        ("Lee et. al.\\. No sampler", "Lee et. al.\\. No sampler"),  # a dot accent takes no space
+        ("\\texit{DeepMDP} and \\snew{nearly} all", "DeepMDP and nearly all"),  # seen in the 87k corpus
     ],
 )
 def test_abstract_latex_keeps_the_math_rules(raw: str, expected: str) -> None:

@@ -20,14 +20,15 @@ __all__ = ["ACCENT", "accent_to_text", "convert_spans", "drop_baseless_marks"]
 
 # An accent command written any way BibTeX files write it: \'{e}, \'e, \' e, {\v R} (inside its group),
 # \v{R}, \c c, \= a, \"\i. A letter-named accent (\v, \c, ...) needs a space or a brace before its
-# letter: \vec and \cite are other macros.
+# letter: \vec and \cite are other macros. A dot accent takes no space ("et al.\. No" is a period).
 ACCENT = re.compile(
-    r"(?<!\\)\\(?P<mark>[\"'’`^~=.]|[vrcHukdbt](?![A-Za-z]))\s*"
+    r"(?<!\\)\\(?P<mark>[\"'’`^~=]|\.(?!\s+[^\W_])|[vrcHukdbt](?![A-Za-z]))\s*"
     r"(?:\{\s*(?P<braced>\\[ij](?![A-Za-z])|[^\W_])?\s*\}|(?P<bare>\\[ij](?![A-Za-z])|[^\W_]))"
 )
 # Combining marks with no base (at the start, after a space or punctuation): an accent command whose
 # letter was lost. A bare U+0301 would reach an export and stop LaTeX ("Unicode character ́").
 _COMBINING = "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"
+_ANY_MARK = re.compile(_COMBINING)
 _BASELESS = re.compile(
     "(?:^|(?<=[\\s\\-\u2010-\u2015(\\[{/,;:.!?\"'\u201c\u201d\u2018\u2019]))" + _COMBINING + "+"
 )
@@ -51,15 +52,15 @@ _ACCENTED_FONT = re.compile(
 _SCRIPT_CHARS = re.compile(r"(?<!\\)([_^])")
 # LaTeX only where it is: math, macros with their brace arguments, escapes. Converting just these
 # spans keeps plain text safe ("50% of" is not a comment) and is ~100x faster than whole abstracts.
-_LATEX_SPAN = re.compile(
-    r"\$\$[^$]{1,400}?\$\$|(?<!\\)\$(?=\S)[^$]{1,400}?(?<=[^\s\\])\$|\\\(.{1,400}?\\\)|\\\[.{1,400}?\\\]"
+_LATEX_SPAN = re.compile(  # the lookahead lets plain text through without trying each alternative
+    r"(?=[$\\{])(?:\$\$[^$]{1,400}?\$\$|(?<!\\)\$(?=\S)[^$]{1,400}?(?<=[^\s\\])\$|\\\(.{1,400}?\\\)|\\\[.{1,400}?\\\]"
     r"|\{\\[A-Za-z]+\s[^{}$\\]{1,200}\}"  # {\em word}, {\cal O}
     r"|\\(?:cal|mathcal|mathbb|mathfrak|mathscr)\s+[A-Za-z]+"  # \cal NP, \mathbb R (no braces)
     r"|\\slash(?![A-Za-z])\s*(?:\{\})?"  # AND\slash OR: the space is the macro's
     r"|"
     + ACCENT.pattern  # accents: G\"odel, \'{e}, \v R
     + r"|\\[A-Za-z]+\*?(?:\s*\[[^\]{}$]{0,80}\])?(?:\s*\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\})*"
-    r"|\\[\\%&#_{}$,;! |/\-—–]"
+    r"|\\[\\%&#_{}$,;! |/\-—–])"
 )
 # Spans with nothing left to convert ($7$, $O(n)$, \emph{word} once unwrapped) skip pylatexenc.
 _PLAIN = re.compile(r"(?!.*(?:--|''|``))(?:\$([^{}\\$^_~%&#`]*)\$|\{([^{}\\$^_~%&#`]*)\})")
@@ -419,7 +420,7 @@ def accent_to_text(match: re.Match[str]) -> str:
 
 def drop_baseless_marks(text: str) -> str:
     """NFC, without combining marks that accent nothing (see ``_BASELESS``)."""
-    if text.isascii():
+    if text.isascii() or not _ANY_MARK.search(text):
         return text
     return _BASELESS.sub("", unicodedata.normalize("NFC", text))
 
