@@ -199,11 +199,12 @@ def migrate_files(corpus: Corpus, data_dir: Path, bookmarks_path: Path) -> list[
         data_dir / "read.json",
         data_dir / "session.json",
     )
-    return migrate(
-        corpus,
-        data_dir,
+    stores = (
         BookmarkStore(bookmarks_path),
         ReadStore(read) if read.exists() else None,
         SessionStore(session) if session.exists() else None,
         ArrivalStore(visits) if visits.exists() else None,
-    ).warnings
+    )
+    # what opening them said (a corrupt file set aside, ...): the command opens them again after
+    said = [w for store in stores if store is not None for w in store.warnings]
+    return said + migrate(corpus, data_dir, *stores).warnings
