@@ -16,22 +16,20 @@ import unicodedata
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["ACCENT", "accent_to_text", "convert_spans", "drop_baseless_marks"]
+from tui_reader.corpus.accents import ACCENT, accent_to_text
+from tui_reader.corpus.latex_macros import (
+    ACCENTS,
+    GLUED,
+    GLUED_SHORT,
+    LAYOUT,
+    MACROS,
+    NO_GAP,
+    OPERATORS,
+    SWITCHED,
+    SWITCHES,
+)
 
-# An accent command written any way BibTeX files write it: \'{e}, \'e, \' e, {\v R} (inside its group),
-# \v{R}, \c c, \= a, \"\i. A letter-named accent (\v, \c, ...) needs a space or a brace before its
-# letter: \vec and \cite are other macros. A dot accent takes no space ("et al.\. No" is a period).
-ACCENT = re.compile(
-    r"(?<!\\)\\(?P<mark>[\"'’`^~=]|\.(?!\s+[^\W_])|[vrcHukdbt](?![A-Za-z]))\s*"
-    r"(?:\{\s*(?P<braced>\\[ij](?![A-Za-z])|[^\W_])?\s*\}|(?P<bare>\\[ij](?![A-Za-z])|[^\W_]))"
-)
-# Combining marks with no base (at the start, after a space or punctuation): an accent command whose
-# letter was lost. A bare U+0301 would reach an export and stop LaTeX ("Unicode character ́").
-_COMBINING = "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"
-_ANY_MARK = re.compile(_COMBINING)
-_BASELESS = re.compile(
-    "(?:^|(?<=[\\s\\-\u2010-\u2015(\\[{/,;:.!?\"'\u201c\u201d\u2018\u2019]))" + _COMBINING + "+"
-)
+__all__ = ["convert_spans"]
 
 # pylatexenc fails on \href: keep its text, or its address when that is all there is.
 _HREF = re.compile(r"\\href\s*\{([^{}]*)\}(?:\s*\{([^{}]*)\})?")
@@ -86,77 +84,6 @@ _INNERMOST = re.compile(r"\([^()]*\)")
 _COMPOUND = re.compile(r"[\s+\-−/×·=<>≤≥,±∓:;|]")  # a fraction part with these needs parentheses
 
 
-def _names(text: str) -> tuple[str, ...]:
-    return tuple(text.split())
-
-
-# Macros that lay out, size or space and carry no text: they vanish, as LaTeX shows nothing for them.
-_LAYOUT = frozenset(
-    _names(
-        "left right middle mleft mright mmiddle big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl "
-        "Biggr bigm Bigm displaystyle textstyle scriptstyle scriptscriptstyle limits nolimits nonumber "
-        "notag small tiny scriptsize footnotesize normalsize large Large LARGE huge Huge noindent indent "
-        "newline linebreak pagebreak newpage par medskip smallskip bigskip vfill hfill centering xspace "
-        "protect relax allowbreak nobreak ignorespaces displaybreak maketitle hline bf it rm sf tt sc sl "
-        "em up md normalfont bfseries itshape scshape rmfamily sffamily ttfamily mdseries upshape "
-        "nopagecolor enspace thinspace negthinspace begin end"
-    )
-)
-# Font switches that style the rest of their group ({\cal O} -> 𝒪).
-_SWITCHES = {"cal": "script"}
-# A macro name with its argument glued on (braces lost upstream): prefix -> how to rebuild it.
-_FONTS = _names(
-    "mathcal mathbb mathbf mathrm mathit mathsf mathtt mathscr mathfrak mathds mathbbm boldsymbol "
-    "textbf textit textsc textsf textrm texttt textsl textup text emph cal sqrt"
-)
-_SWITCHED = {"cal": "mathcal"}
-_ACCENTS = _names("widetilde widehat overline tilde hat bar vec dot ddot check breve")
-_OPERATORS = _names("log ln exp sin cos tan max min sup inf det Pr")
-_GLUED = sorted(_FONTS, key=len, reverse=True)
-_GLUED_SHORT = (  # custom-macro conventions: \cA = \mathcal{A}, \bbR = \mathbb{R}, \bx = bold x
-    (re.compile(r"c([A-Z])$"), r"\\mathcal{\1}"),
-    (re.compile(r"bb([A-Z])$"), r"\\mathbb{\1}"),
-    (re.compile(r"bf([A-Za-z])$"), r"\1"),
-    (re.compile(r"b([a-z])$"), r"\1"),
-)
-_SYMBOLS = {  # what pylatexenc lacks, and common custom macros (\eps, \R, \ie)
-    "ne": "≠", "land": "∧", "lor": "∨", "neg": "¬", "colon": ":", "gets": "←", "iff": "⟺",
-    "implies": "⟹", "impliedby": "⟸", "owns": "∋", "bot": "⊥", "models": "⊨", "triangle": "△",
-    "ddagger": "‡", "lhd": "⊲", "rhd": "⊳", "unlhd": "⊴", "unrhd": "⊵", "biguplus": "⨄",
-    "checkmark": "✓", "S": "§", "pounds": "£", "copyright": "©", "degree": "°",
-    "coloneqq": "≔", "eqqcolon": "≕", "Bbbk": "𝕜", "|": "‖", "Otilde": "Õ", "otilde": "Õ",
-    "eps": "ε", "ie": "i.e.", "eg": "e.g.", "etal": "et al.", "etc": "etc.", "wrt": "w.r.t.",
-    "iid": "i.i.d.", "R": "ℝ", "RR": "ℝ", "reals": "ℝ", "Real": "ℝ", "Reals": "ℝ", "N": "ℕ", "NN": "ℕ",
-    "Z": "ℤ", "ZZ": "ℤ", "Q": "ℚ", "QQ": "ℚ", "E": "𝔼", "EE": "𝔼", "slash": "/",
-}  # fmt: skip
-# Macros whose space after them is LaTeX's own, not the text's: AND\slash OR reads "AND/OR".
-_NO_GAP = frozenset(("slash",))
-# name -> (pylatexenc argument spec, text with "%s"/"%(n)s" for the arguments; "" = nothing).
-_MACROS: dict[str, tuple[str, str]] = {
-    **{n: ("", t) for n, t in _SYMBOLS.items()},
-    **{n: ("{", "%s") for n in _names("textsf texttt textup textmd textsl textnormal mathnormal mbox hbox")},
-    **{n: ("{", "%s") for n in _names("keywords mathrm mathop boldsymbol bm pmb")},
-    **{n: ("*[[{", "<cit.>") for n in _names("Cite autocite footcite nocite parencite textcite")},
-    **{n: ("*{", "<ref>") for n in _names("pageref cref Cref autoref")},
-    **{n: ("[{", "") for n in _names("phantom hphantom vphantom")},
-    "smash": ("[{", "%(2)s"),
-    "-": ("", ""),  # a hyphenation hint, not a character
-    "/": ("", ""),  # italic correction
-    "operatorname": ("*{", "%(2)s"),
-    "enquote": ("{", "\u201c%s\u201d"),
-    "hyperlink": ("{{", "%(2)s"),
-    "binom": ("{{", "(%s choose %s)"),
-    "norm": ("{", "‖%s‖"),
-    "abs": ("{", "|%s|"),
-    # biblatex's text macros, as BibTeX fields written for biblatex carry them.
-    **{n: ("{", "%s") for n in _names("mkbibemph mkbibitalic mkbibbold mkbibacro bibcyr bibstring")},
-    **{n: ("{", "%s") for n in _names("mkbibsuperscript mkbibsubscript textcyrillic foreignlanguage")},
-    "mkbibquote": ("{", "\u201c%s\u201d"),
-    "mkbibparens": ("{", "(%s)"),
-    "mkbibbrackets": ("{", "[%s]"),
-}
-
-
 def _script(body: str, mark: str) -> str:
     """x^{body} / x_{body}: Unicode scripts when every character has one, else mark + (body)."""
     body = body.strip()
@@ -204,7 +131,7 @@ def _converter() -> Any:
     walker_db.add_context_category(
         "tui-reader",
         prepend=True,
-        macros=[macrospec.MacroSpec(n, args) for n, (args, _) in _MACROS.items()]
+        macros=[macrospec.MacroSpec(n, args) for n, (args, _) in MACROS.items()]
         + [macrospec.MacroSpec(n, "{") for n in ("mathds", "mathbbm", "Tilde", "wt", "wh")]
         + [macrospec.MacroSpec(n, "{") for n in ("textsuperscript", "textsubscript")]
         + [macrospec.MacroSpec(n, "{{") for n in ("tfrac", "dfrac")]
@@ -249,7 +176,7 @@ def _converter() -> Any:
     text_db.add_context_category(
         "tui-reader",
         prepend=True,
-        macros=[MacroTextSpec(n, t) if t else MacroTextSpec(n, discard=True) for n, (_, t) in _MACROS.items()]
+        macros=[MacroTextSpec(n, t) if t else MacroTextSpec(n, discard=True) for n, (_, t) in MACROS.items()]
         + [MacroTextSpec(n, accent["tilde"]) for n in ("widetilde", "Tilde", "wt")]
         + [MacroTextSpec(n, accent["hat"]) for n in ("widehat", "wh")]
         + [MacroTextSpec("overline", accent["bar"])]
@@ -280,8 +207,8 @@ def _converter() -> Any:
                 i += 1
                 kind = _kind(node)
                 math = bool(node.parsing_state.in_math_mode)
-                if kind == "macro" and node.macroname in _SWITCHES and _bare(node):
-                    style = _SWITCHES[node.macroname]
+                if kind == "macro" and node.macroname in SWITCHES and _bare(node):
+                    style = SWITCHES[node.macroname]
                     continue
                 text = self.node_to_text(node)
                 consumed = False
@@ -312,7 +239,7 @@ def _converter() -> Any:
                     after_operator = False
                 gap = (
                     ""
-                    if consumed or (kind == "macro" and node.macroname in _NO_GAP)
+                    if consumed or (kind == "macro" and node.macroname in NO_GAP)
                     else _gap(node, kind, text, s, math)
                 )
                 s += text
@@ -323,7 +250,7 @@ def _converter() -> Any:
             name = node.macroname
             if self.latex_context.get_macro_spec(name) is not None:
                 return str(super().macro_node_to_text(node))
-            if name in _LAYOUT or walker_db.get_macro_spec(name) is not None:
+            if name in LAYOUT or walker_db.get_macro_spec(name) is not None:
                 return ""  # structure pylatexenc parses but has no text for (\label{x})
             glued = _unglue(name)
             return self.convert(glued) if glued is not None else name  # unknown: its name
@@ -331,7 +258,7 @@ def _converter() -> Any:
         def _unknown(self, name: str) -> bool:
             return (
                 self.latex_context.get_macro_spec(name) is None
-                and name not in _LAYOUT
+                and name not in LAYOUT
                 and walker_db.get_macro_spec(name) is None
                 and _unglue(name) is None
             )
@@ -374,14 +301,14 @@ def _bare(node: Any) -> bool:
 
 def _unglue(name: str) -> str | None:
     """``mathcalD`` -> ``\\mathcal{D}``, ``logT`` -> ``\\log T``: a macro whose argument lost its braces."""
-    for prefix in _GLUED:
+    for prefix in GLUED:
         if name.startswith(prefix) and len(name) > len(prefix):
-            return f"\\{_SWITCHED.get(prefix, prefix)}{{{name[len(prefix) :]}}}"
-    for prefix in (*_ACCENTS, *_OPERATORS):
+            return f"\\{SWITCHED.get(prefix, prefix)}{{{name[len(prefix) :]}}}"
+    for prefix in (*ACCENTS, *OPERATORS):
         rest = name[len(prefix) :]
         if name.startswith(prefix) and rest and (len(rest) == 1 or rest[0].isupper()):
-            return f"\\{prefix}{{{rest}}}" if prefix in _ACCENTS else f"\\{prefix} {rest}"
-    for pattern, repl in _GLUED_SHORT:
+            return f"\\{prefix}{{{rest}}}" if prefix in ACCENTS else f"\\{prefix} {rest}"
+    for pattern, repl in GLUED_SHORT:
         if pattern.match(name):
             return pattern.sub(repl, name)
     return None
@@ -398,31 +325,6 @@ def _escape_script(match: re.Match[str]) -> str:
 
 def _unwrap_text(match: re.Match[str]) -> str:
     return "{" + _SCRIPT_CHARS.sub(_escape_script, match.group(1)) + "}"
-
-
-@lru_cache(maxsize=4096)
-def _accented(mark: str, base: str) -> str:
-    """pylatexenc's accent, NFC; \\= before a digit or sign is the "=" it escapes (11\\=22)."""
-    if not base:
-        return ""  # \\"{} alone: no letter to accent, and never a bare combining mark
-    if mark == "=" and not base.isalpha() and not base.startswith("\\"):
-        return "=" + base
-    from pylatexenc.latex2text import LatexNodes2Text
-
-    text = LatexNodes2Text().latex_to_text(f"\\{mark.replace('’', chr(39))}{{{base}}}")
-    return unicodedata.normalize("NFC", str(text)) or base
-
-
-def accent_to_text(match: re.Match[str]) -> str:
-    """An ``ACCENT`` match as its character: \\v R -> Ř, \\c c -> ç, \\"\\i -> ï."""
-    return _accented(match.group("mark"), match.group("braced") or match.group("bare") or "")
-
-
-def drop_baseless_marks(text: str) -> str:
-    """NFC, without combining marks that accent nothing (see ``_BASELESS``)."""
-    if text.isascii() or not _ANY_MARK.search(text):
-        return text
-    return _BASELESS.sub("", unicodedata.normalize("NFC", text))
 
 
 def _span_to_text(match: re.Match[str]) -> str:

@@ -12,7 +12,8 @@ import re
 import unicodedata
 from typing import Any
 
-from tui_reader.corpus.latex import convert_spans, drop_baseless_marks
+from tui_reader.corpus.accents import drop_baseless_marks
+from tui_reader.corpus.latex import convert_spans
 
 __all__ = [
     "Normalised",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from tui_reader.corpus.latex import ACCENT, accent_to_text
+from tui_reader.corpus.accents import ACCENT, accent_to_text
 
 _GROUP = r"\{(?:\\.|[^{}\\]|\{(?:\\.|[^{}\\]|\{(?:\\.|[^{}\\]|\{(?:\\.|[^{}\\])*\})*\})*\})*\}"  # 4 deep
 _TOKEN = re.compile(  # the lookahead lets plain text through 7x faster than the alternatives would
