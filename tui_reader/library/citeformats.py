@@ -221,11 +221,17 @@ def _csl_where(paper: Paper, kind: str, item: dict[str, object]) -> None:
 
 
 def _csl_custom(paper: Paper, item: dict[str, object]) -> None:
+    """What CSL has no variable for goes in CSL-JSON's own "custom" object; a CSL source's custom
+    object is that object again (merged, ours winning), so a second round changes nothing."""
     r = paper.record
     extra: dict[str, object] = {k: r[k] for k in _NOT_CSL if k in r and r[k] not in ("", [], {})}
+    if extra.get("source-type") == r.get("type"):
+        extra.pop("source-type")  # a CSL source's type, already "type"
     from_csl = rec.origin(paper) == "csl"
     for name, value in rec.custom(paper).items():
-        if from_csl and name not in item:
+        if from_csl and name == "custom" and isinstance(value, dict):
+            extra = {**value, **extra}
+        elif from_csl and name not in item:
             item[name] = value
         elif name not in item or item[name] != value:
             extra[name] = value
