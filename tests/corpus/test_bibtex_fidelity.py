@@ -321,3 +321,20 @@ def test_the_existing_fixtures_carry_their_records() -> None:
     assert mendeley["Smith2019"].record["file"] == [
         {"path": "home/user/Documents/Mendeley Desktop/Smith2019.pdf", "mime": "application/pdf"}
     ]
+
+
+def test_a_field_given_twice_keeps_the_second_value_and_a_broken_keyless_entry_blames_no_key(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "twice.bib"
+    path.write_text(
+        "@article{twice, title = {First title}, title = {Second title},\n"
+        "  year = {2020}, note = {a}, note = {b}}\n"
+        "@article{\n  author = {Nobody, A.}, title = {An {unbalanced brace}\n",
+        "utf-8",
+    )
+    corpus = load_corpus([path], use_cache=False)
+    assert [w.split("/")[-1] for w in corpus.warnings] == ["twice.bib: skipped 1 malformed entry (line 3)"]
+    (paper,) = corpus
+    assert paper.title == "First title" and paper.record["note"] == "a"
+    assert custom(paper) == {"title": "Second title", "note": "b"}

@@ -32,6 +32,7 @@ from tui_reader.corpus.formats.common import (
 )
 from tui_reader.corpus.formats.latex import to_text
 from tui_reader.corpus.paper import Paper
+from tui_reader.corpus.text import strip_controls
 
 # One value of a "#" concatenation: a braced or quoted string, a number or a macro name.
 _PART = re.compile(r'\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}|"(?:[^"{}]|\{[^{}]*\})*"|[^\s#]+')
@@ -103,7 +104,8 @@ def records(path: Path, text: str, warnings: list[str]) -> list[Record]:
         out.append((key(raw + salt), Entry(line, "bibtex", (entry, strings, inherited))))
     if malformed:
         where = [
-            (f"{m.group(1)} at " if (m := _KEY_IN_RAW.match(raw)) else "") + f"line {n}"
+            (f"{m.group(1)} at " if (m := _KEY_IN_RAW.match(raw)) and m.group(1) != bibrecord.NO_KEY else "")
+            + f"line {n}"
             for n, raw in malformed
         ]
         warnings.append(counted(path, where, "malformed entry", "malformed entries"))
@@ -211,8 +213,14 @@ def _venue(get: Any, kind: str, arxiv: str) -> str:
 def build(path: Path, data: object) -> Paper | None:
     entry, strings, inherited = cast("tuple[Any, dict[str, str], dict[str, Any]]", data)
     fields: dict[str, str] = {}
+    repeats: dict[str, str] = {}  # a field given twice (JabRef keeps both): the second goes to "custom"
     for f in entry.fields:
-        fields.setdefault(f.key.lower(), _resolve(f.value, strings))  # the first of a repeated field
+        value = _resolve(f.value, strings)
+        name = f.key.lower()
+        if name not in fields:
+            fields[name] = value
+        elif value != fields[name]:
+            repeats.setdefault(name, value)
     own = set(fields)
     for name, value in inherited.items():
         fields.setdefault(name, _resolve(value, strings))
@@ -239,6 +247,8 @@ def build(path: Path, data: object) -> Paper | None:
     record = bibrecord.entry_record(entry, fields, own, arxiv, people)
     title = _title(get("title") or "", get("subtitle") or "", record)
     bibrecord.add_links(record, fields, links, doi)
+    for name, value in repeats.items():
+        cast("dict[str, str]", record.setdefault("custom", {})).setdefault(name, strip_controls(value))
     return make_paper(
         to_text(get("abstract") or ""),
         source_name(path),
