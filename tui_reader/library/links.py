@@ -29,9 +29,12 @@ _ARXIV = re.compile(rf"^(?:arxiv:\s*)?({_ARXIV_NEW}|{_ARXIV_OLD})$", re.IGNORECA
 _HOST = re.compile(r"^(?:www\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?:[/:?#]\S*)?$", re.IGNORECASE)
 _HOSTNAME = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$")
 _IPV6 = re.compile(r"^\[[0-9a-f:.]+\]$", re.IGNORECASE)
-# \url{...} / \href{...}{...} / <...> around a link as LaTeX and Markdown write it (only the
-# whole value: "urlhttps://..." left by a decoder that ate the backslash is no link)
-_WRAPPED = re.compile(r"^(?:\\url\s*\{(.*)\}|\\href\s*\{(.*?)\}\s*\{.*\}|<(.*)>)$", re.DOTALL)
+# \url{...} / \href{...}{...} / <...> around a link as LaTeX and Markdown write it, and
+# "\urlhttps://..." (the braces dropped); only the whole value: "urlhttps://..." left by a LaTeX
+# decoder that ate the backslash is no link
+_WRAPPED = re.compile(
+    r"^(?:\\url\s*\{(.*)\}|\\url(https?://.*)|\\href\s*\{(.*?)\}\s*\{.*\}|<(.*)>)$", re.DOTALL
+)
 _LONE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _FILE_ENDINGS = {"pdf", "ps", "txt", "htm", "html", "gz", "zip", "bib", "json", "xml", "md", "tex"}
 _PATH_SAFE = "/:@!$&'()*+,;=-._~%"

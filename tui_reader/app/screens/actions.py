@@ -27,9 +27,7 @@ from tui_reader.library.links import attachment_paths, best_link, existing_file,
 from tui_reader.search.modes import SearchMode
 
 NO_LINK = "This paper has no link: its record has no URL, DOI or arXiv id."
-NO_FILE = (
-    "This paper's attachment is not on this computer ({path}) and its record has no URL, DOI or arXiv id."
-)
+NO_FILE = "Attachment not found ({path}), and the record has no URL, DOI or arXiv id."
 NO_ABSTRACT = "This paper has no abstract to copy: its source lists it by title only."
 
 

@@ -8,13 +8,16 @@ import re
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
+from tui_reader.corpus.text import strip_controls
+
 _SPLIT = re.compile(r"[\s;]+")
 _SCHEMES = {"http", "https", "ftp"}
 
 
 def split(values: Iterable[object]) -> list[str]:
-    """Every link in the values, in order (one field may hold several)."""
-    return [part for value in values if value for part in _SPLIT.split(str(value)) if part]
+    """Every link in the values, in order (one field may hold several); control sequences go
+    whole first (a link is data: ``ESC ] 0 ; ... BEL`` must not reach an export or the terminal)."""
+    return [part for value in values if value for part in _SPLIT.split(strip_controls(str(value))) if part]
 
 
 def is_web(link: str) -> bool:
