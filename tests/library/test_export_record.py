@@ -59,7 +59,8 @@ def test_entry_types_follow_the_source() -> None:
     report = entries["census2020statistical"]
     assert report[0] == "techreport" and report[1]["number"] == "TR-2020-7"
     assert report[1]["author"] == "{U.S. Bureau of the Census}"  # an organisation, whole
-    assert types["europa2021ocean"] == "misc" and entries["europa2021ocean"][1]["publisher"] == "Zenodo"
+    assert types["europa2021ocean"] == "dataset" and entries["europa2021ocean"][1]["publisher"] == "Zenodo"
+    assert types["anon2022introduction"] == "online"  # biblatex's types; BibTeX styles set them as misc
     assert entries["europa2021ocean"][1]["author"] == "{Caritas Europa} and Zhang, S. and Zhang, S."
     assert types["lovelace1843article"] == "article"  # EndNote's 'Journal Article'
 
@@ -70,7 +71,7 @@ def test_a_ris_or_endnote_type_is_never_inproceedings(source: str) -> None:
         id="x1", title="T", abstract="", venue="Some Venue", year=2020, record={"source-type": source}
     )
     [(kind, _f)] = bib([paper]).values()
-    assert kind == ("misc" if source in ("DATA", "dataset") else "article")
+    assert kind == ("dataset" if source in ("DATA", "dataset") else "article")
 
 
 def test_a_custom_field_never_overrides_ours() -> None:
@@ -153,7 +154,7 @@ def test_a_ris_sources_clashing_tag_is_kept_as_a_note_and_foreign_fields_get_no_
 @given(st.text(max_size=40))
 def test_any_text_is_ascii_outside_the_char_macro_and_balanced(text: str) -> None:
     out = latex(text)
-    outside = re.sub(r"\{\\tuireaderchar\{[^\x00-\x7f]+\}\}", "", out)
+    outside = re.sub(r"\{\\tuireaderchar\{[^{}\\%#&$_^~]+\}\}", "", out)  # no TeX sign inside
     assert all(c.isascii() or c in RAW_SETTABLE for c in outside), out
     assert balanced(out), out
 

@@ -32,6 +32,15 @@ def by_title(corpus: Corpus) -> dict[str, Paper]:
     return {p.title: p for p in corpus}
 
 
+def names(people: object) -> list[str]:
+    """People as 'particle family, given': what a format without name parts keeps."""
+    assert isinstance(people, list)
+    return [
+        f"{p.get('non-dropping-particle', '')} {p.get('family', '')}, {p.get('given', '')}".strip()
+        for p in people
+    ]
+
+
 def pages(value: object) -> str:
     return str(value).replace("–", "-").replace("--", "-")
 
@@ -84,3 +93,33 @@ def test_a_second_round_changes_no_record(tmp_path: Path, fmt: str, suffix: str,
             paper.year,
             paper.kind,
         )
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "export"
+KEPT = (*FIELDS, "editor", "issued", "collection-title", "citation-key", "type")
+
+
+@pytest.mark.parametrize("source", ["zotero.bib", "scopus.ris", "items.csl.json"])
+@pytest.mark.parametrize(("fmt", "suffix"), [(f, s) for f, s, _w in FORMATS], ids=[f[0] for f in FORMATS])
+def test_a_files_fields_survive_bookmark_export_reopen(
+    tmp_path: Path, source: str, fmt: str, suffix: str
+) -> None:
+    """A file as Zotero, Scopus or a CSL tool writes it: open, bookmark, export, reopen."""
+    corpus = opened(FIXTURES / source)
+    store = BookmarkStore(tmp_path / "bookmarks.json")
+    for paper in corpus:
+        store.add(paper.id, paper.title, snapshot=paper)
+    out = tmp_path / f"export{suffix}"
+    out.write_text(export(store.all(), corpus.get, fmt), "utf-8")
+    again = by_title(opened(out))
+    assert sorted(again) == sorted(p.title for p in corpus)
+    for paper in corpus:
+        back = again[paper.title]
+        for name in KEPT:
+            if name in paper.record:
+                want, got = paper.record[name], back.record.get(name)
+                if name == "page":
+                    want, got = pages(want), pages(got)
+                if name == "editor" and fmt == "ris":  # RIS names have no particle part
+                    want, got = names(want), names(got)
+                assert got == want, (source, fmt, paper.title, name)

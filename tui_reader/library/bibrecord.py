@@ -25,7 +25,10 @@ SOURCE_TYPES: dict[str, str] = {
     **{t: t for t in _BIBTEX_OWN},
     "conference": "inproceedings",
     # biblatex
-    **dict.fromkeys(["online", "www", "electronic", "dataset", "software", "patent", "periodical"], "misc"),
+    # biblatex's own types for works BibTeX has none for (BibTeX styles set them as @misc)
+    **{t: t for t in ("online", "dataset", "software")},
+    **dict.fromkeys(["www", "electronic"], "online"),
+    **dict.fromkeys(["patent", "periodical"], "misc"),
     **dict.fromkeys(["report"], "techreport"),
     **dict.fromkeys(["thesis"], "phdthesis"),
     **dict.fromkeys(["mvbook", "bookinbook", "collection", "mvcollection", "reference"], "book"),
@@ -41,7 +44,10 @@ SOURCE_TYPES: dict[str, str] = {
     **dict.fromkeys(["thes"], "phdthesis"),
     **dict.fromkeys(["rprt", "govdoc", "stand"], "techreport"),
     **dict.fromkeys(["unpb", "manscpt"], "unpublished"),
-    **dict.fromkeys(["data", "dbase", "aggr", "elec", "web", "blog", "comp", "gen", "pat", "icomm"], "misc"),
+    **dict.fromkeys(["data", "dbase", "aggr"], "dataset"),
+    **dict.fromkeys(["elec", "web", "blog", "icomm"], "online"),
+    "comp": "software",
+    **dict.fromkeys(["gen", "pat"], "misc"),
     # EndNote's words, and Crossref's
     **dict.fromkeys(
         ["journal article", "electronic article", "magazine article", "newspaper article", "journal-article"],
@@ -50,12 +56,16 @@ SOURCE_TYPES: dict[str, str] = {
     **dict.fromkeys(["edited book", "electronic book"], "book"),
     **dict.fromkeys(["book section", "electronic book section", "book-chapter"], "incollection"),
     **dict.fromkeys(["conference paper", "conference proceedings", "proceedings-article"], "inproceedings"),
-    **dict.fromkeys(["web page", "generic", "computer program", "posted-content"], "misc"),
+    **dict.fromkeys(["web page"], "online"),
+    "dataset": "dataset",
+    "computer program": "software",
+    **dict.fromkeys(["generic", "posted-content"], "misc"),
 }
 # A CSL type (the record's "type", a CSL source's own) -> the BibTeX entry type.
 CSL_KINDS: dict[str, str] = {
-    "dataset": "misc",
-    "software": "misc",
+    "dataset": "dataset",
+    "software": "software",
+    **dict.fromkeys(["webpage", "post", "post-weblog"], "online"),
     "patent": "misc",
     "thesis": "phdthesis",
     "report": "techreport",
@@ -64,13 +74,16 @@ CSL_KINDS: dict[str, str] = {
     "paper-conference": "inproceedings",
     **dict.fromkeys(["chapter", "entry", "entry-encyclopedia", "entry-dictionary"], "incollection"),
     **dict.fromkeys(
-        ["webpage", "post", "post-weblog", "article", "preprint", "speech", "map", "graphic", "standard"],
+        ["article", "preprint", "speech", "map", "graphic", "standard"],
         "misc",
     ),
     "manuscript": "unpublished",
 }
 # BibTeX entry type -> CSL type, for a record without its own "type".
 CSL_TYPES = {
+    "online": "webpage",
+    "dataset": "dataset",
+    "software": "software",
     "article": "article-journal",
     "inproceedings": "paper-conference",
     "incollection": "chapter",

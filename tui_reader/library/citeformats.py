@@ -72,7 +72,9 @@ def _ris_numbers(paper: Paper, out: dict[str, Any]) -> None:
     r = paper.record
     start, end = rec.page_range(rec.text(r, "page"))
     issue, number = rec.text(r, "issue"), rec.text(r, "number")
-    serials = "; ".join(s for s in (rec.text(r, "ISBN"), rec.text(r, "ISSN")) if s)
+    isbn, issn = rec.text(r, "ISBN"), rec.text(r, "ISSN")
+    if isbn and issn:  # one SN line each: a reader tells them apart by their shape
+        out.setdefault("unknown_tag", {}).setdefault("SN", []).append(issn)
     pairs = (
         ("volume", rec.text(r, "volume")),
         ("number", issue or number),
@@ -80,7 +82,7 @@ def _ris_numbers(paper: Paper, out: dict[str, Any]) -> None:
         ("start_page", start),
         ("end_page", end),
         ("edition", rec.text(r, "edition")),
-        ("issn", serials),
+        ("issn", isbn or issn),
         ("language", rec.text(r, "language")),
         ("type_of_work", rec.text(r, "genre")),
         ("short_title", rec.text(r, "title-short")),
@@ -145,8 +147,8 @@ def _ris_custom(paper: Paper, out: dict[str, Any]) -> None:
                 unknown.setdefault(tag, []).extend(lines)
         elif str(ours) != "\n".join(lines):
             out.setdefault("notes", []).extend(f"{tag}: {line}" for line in lines)
-    if unknown:
-        out["unknown_tag"] = unknown
+    for tag, lines in unknown.items():
+        out.setdefault("unknown_tag", {}).setdefault(tag, []).extend(lines)
 
 
 def ris(items: list[tuple[Paper, str]], keys: dict[str, str] | None = None) -> str:
@@ -225,7 +227,7 @@ def _csl_custom(paper: Paper, item: dict[str, object]) -> None:
     object is that object again (merged, ours winning), so a second round changes nothing."""
     r = paper.record
     extra: dict[str, object] = {k: r[k] for k in _NOT_CSL if k in r and r[k] not in ("", [], {})}
-    if extra.get("source-type") == r.get("type"):
+    if "source-type" in extra and extra["source-type"] == r.get("type"):
         extra.pop("source-type")  # a CSL source's type, already "type"
     from_csl = rec.origin(paper) == "csl"
     for name, value in rec.custom(paper).items():
