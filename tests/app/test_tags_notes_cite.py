@@ -256,7 +256,9 @@ async def test_copy_bibtex_and_cite(make_app: MakeApp, fake_xclip: Path) -> None
         fields = library.entries[0].fields_dict
         assert library.entries[0].entry_type == "misc"
         assert "Attention" in fields["title"].value and fields["doi"].value == "10.48550/arXiv.1706.03762"
-        assert fields["note"].value.replace("\n", " ").split() == ["read", "twice"]
+        # the source's own note stays the note; the bookmark's is the annotation beside it
+        assert fields["note"].value == "arXiv:1706.03762 [cs]"
+        assert fields["annote"].value.replace("\n", " ").split() == ["read", "twice"]
         assert any("BibTeX entry" in n for n in notices(app))
         await pilot.press("Y")
         await drained(pilot)
