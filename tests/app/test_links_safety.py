@@ -330,3 +330,15 @@ def test_doi_and_file_links() -> None:
     paper = record_paper({})
     paper.url, paper.doi, paper.arxiv = "/home/me/x.pdf", "", "hep-th/9901001"
     assert best_link(paper) == "https://arxiv.org/abs/hep-th/9901001"
+
+
+def test_a_markdown_export_links_only_validated_urls() -> None:
+    from tui_reader.library.export import export_papers
+
+    hostile = record_paper({})
+    hostile.url, hostile.doi = "javascript:alert(1)", "10.1234/abc"
+    local = record_paper({})
+    local.url, local.doi = "/home/me/x.pdf", ""
+    text = export_papers([hostile, local], "markdown")
+    assert "<https://doi.org/10.1234/abc>" in text
+    assert "javascript" not in text and "</home/me/x.pdf>" not in text

@@ -22,6 +22,7 @@ from tui_reader.corpus.venues import venue_label
 from tui_reader.library.bookmarks import SNAPSHOT, Bookmark
 from tui_reader.library.citation import Citation, bibtex, citation, csl_json, ris
 from tui_reader.library.citekeys import ascii_fold, cite_keys
+from tui_reader.library.links import best_link
 
 __all__ = ["FORMATS", "Citation", "bookmark_citation", "citation", "export", "export_papers", "paper_of"]
 
@@ -105,7 +106,7 @@ def _papers_markdown(papers: list[Paper], notes: dict[str, str]) -> str:
             lines += ["**Note:** " + "  \n".join(note.split("\n")), ""]
         if paper.abstract:
             lines += ["> " + paper.abstract.replace("\n", "\n> "), ""]
-        link = paper.url or (f"https://doi.org/{paper.doi}" if paper.doi else "")
+        link = best_link(paper)  # validated: an http(s) URL in printable ASCII, or none
         if link:
             lines += [f"<{link}>", ""]
     return "\n".join(lines)
@@ -148,7 +149,7 @@ def _markdown(found: list[tuple[Bookmark, Paper | None, bool]]) -> str:
             continue
         if paper.abstract:
             lines += ["> " + paper.abstract.replace("\n", "\n> "), ""]
-        link = paper.url or (f"https://doi.org/{paper.doi}" if paper.doi else "")
+        link = best_link(paper)  # validated: an http(s) URL in printable ASCII, or none
         if link:
             lines += [f"<{link}>", ""]
     return "\n".join(lines)
