@@ -12,7 +12,7 @@ from tui_reader.corpus.parse_cache import FileData
 if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
 
-_IDENTITY = '"identity":{'  # Paper.extra() writes it last
+_IDENTITY = '"identity":"'  # Paper.extra() writes it last
 _CITE = '"citation-key":"'
 _DECODER = json.JSONDecoder()
 
@@ -29,7 +29,7 @@ def identity_of(data: FileData, r: int) -> Identity:
         key = _DECODER.raw_decode(text, cite + len(_CITE) - 1)[0] if cite >= 0 else ""
     except ValueError:
         return _identity_of_row(data, r)
-    return Identity.from_json(found, key if isinstance(key, str) else "")
+    return Identity.from_json(found or "", key if isinstance(key, str) else "")
 
 
 def _identity_of_row(data: FileData, r: int) -> Identity:
@@ -61,7 +61,9 @@ def build_aliases(corpus: Corpus) -> dict[str, int]:
             row = data.rows.get(r)
             extra = row[8] if len(row) > 8 and isinstance(row[8], dict) else {}
             olds = extra.get("aliases")
-            for alias in [data.ids[r], *(olds if isinstance(olds, list) else ())]:
-                if alias not in corpus.index_of:
+            if not isinstance(olds, list):  # the usual alias, the abstract's hash, goes unwritten
+                olds = [Identity.from_json(extra.get("identity")).text]
+            for alias in [data.ids[r], *olds]:
+                if alias and alias not in corpus.index_of:
                     built.setdefault(str(alias), i)
     return built

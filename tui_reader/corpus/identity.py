@@ -179,25 +179,18 @@ class Identity:
         keys = [_hash("doi", self.doi) if self.doi else "", _hash("arxiv", self.arxiv) if self.arxiv else ""]
         return [k for k in (*keys, self.work, self.abstract) if k]
 
-    def to_json(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            k: v
-            for k, v in zip(_FIELDS, (self.doi, self.arxiv, self.title, self.work, self.text), strict=True)
-            if v
-        }
-        if self.weak:
-            out["weak"] = 1
-        return out
+    def to_json(self) -> str:
+        """One string, tab-separated (no normalised DOI or arXiv id holds whitespace): a dict per
+        row costs twice as much to write at 87k rows."""
+        return "\t".join((self.doi, self.arxiv, self.title, self.work, self.text, "w" if self.weak else ""))
 
     @classmethod
     def from_json(cls, value: object, key: str = "") -> Identity:
-        if not isinstance(value, dict):
+        parts = value.split("\t") if isinstance(value, str) else []
+        if len(parts) != 6:
             return cls(key=key)
-        doi, arxiv, title, work, text = (str(value.get(f) or "") for f in _FIELDS)
-        return cls(doi, arxiv, title, work, text, bool(value.get("weak")), key)
-
-
-_FIELDS = ("doi", "arxiv", "title", "work", "text")
+        doi, arxiv, title, work, text, weak = parts
+        return cls(doi, arxiv, title, work, text, weak == "w", key)
 
 
 def identify(

@@ -55,7 +55,7 @@ class Paper:
     # the ids of the records folded into it): bookmarks and read state saved under one still find it.
     aliases: list[str] = field(default_factory=list)
     # What the identity rule compares (identity.Identity.to_json): read when files fold together.
-    identity: dict[str, object] = field(default_factory=dict)
+    identity: str = ""
 
     @property
     def has_abstract(self) -> bool:
@@ -74,10 +74,10 @@ class Paper:
             out["kind"] = self.kind
         if self.record:
             out["record"] = self.record
-        if self.aliases:
-            out["aliases"] = list(self.aliases)
+        if self.aliases and self.aliases != self._abstract_alias():
+            out["aliases"] = list(self.aliases)  # the usual one (its abstract's hash) goes without
         if self.identity:
-            out["identity"] = dict(self.identity)
+            out["identity"] = self.identity
         return out
 
     def set_extra(self, extra: object) -> None:
@@ -90,10 +90,17 @@ class Paper:
         self.kind = str(extra.get("kind") or "")
         record = extra.get("record")
         self.record = dict(record) if isinstance(record, dict) else {}
-        aliases = extra.get("aliases")
-        self.aliases = [str(a) for a in aliases] if isinstance(aliases, list) else []
         identity = extra.get("identity")
-        self.identity = dict(identity) if isinstance(identity, dict) else {}
+        self.identity = identity if isinstance(identity, str) else ""
+        aliases = extra.get("aliases")
+        self.aliases = [str(a) for a in aliases] if isinstance(aliases, list) else self._abstract_alias()
+
+    def _abstract_alias(self) -> list[str]:
+        """The id a paper with an abstract had before issue 18 (the abstract's hash: the identity's
+        fifth field), unless that is its id still."""
+        parts = self.identity.split("\t")
+        text = parts[4] if len(parts) == 6 else ""
+        return [text] if text and text != self.id else []
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
