@@ -16,6 +16,7 @@ from whoosh.analysis import (
     STOP_WORDS,
     Analyzer,
     CharsetFilter,
+    Filter,
     LowercaseFilter,
     RegexTokenizer,
     StemFilter,
@@ -25,9 +26,54 @@ from whoosh.analysis import (
 from whoosh.lang.porter import stem as porter_stem
 from whoosh.support.charset import accent_map
 
-TOKEN = r"\w+(\.?\w+)*"  # the fork's default keeps "*" inside words; this is 2.7.4's behaviour
-# TOKEN's words, written so the regex engine never backtracks (1.7x faster, same matches)
+# Math as the reader shows it meets math as users type it: the abstracts' \alpha is shown α, and
+# α, alpha and $\alpha$ are one word to the index and to a query (issue 18). Greek letters (and ℓ)
+# are word characters and fold inside a word (ℓ1 -> l1, β2 -> beta2); the common symbols are not,
+# so each is a word of its own (x≤y -> x leq y). Uppercase Greek folds through lowercasing.
+_GREEK = [
+    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda",
+    "mu", "nu", "xi", "omicron", "pi", "rho", "sigma", "sigma", "tau", "upsilon", "phi", "chi", "psi",
+    "omega",
+]  # fmt: skip
+LETTER_NAMES: dict[str, str] = {
+    **{chr(0x3B1 + i): name for i, name in enumerate(_GREEK)},  # α..ω, ς (final sigma) included
+    "ϵ": "epsilon", "ϑ": "theta", "ϕ": "phi", "ϖ": "pi", "ϱ": "rho", "ϰ": "kappa", "ℓ": "l",
+    "µ": "mu",  # the micro sign, as Windows keyboards type it
+    # sub- and superscript digits, as LaTeX decoding shows them (\ell_1 -> ℓ₁, x^{2} -> x²)
+    **{chr(0x2080 + d): str(d) for d in range(10)},
+    **dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789", strict=True)),
+}  # fmt: skip
+SYMBOL_NAMES: dict[str, str] = {
+    "∞": "infinity", "∑": "sum", "∏": "prod", "∫": "integral", "∇": "nabla", "∂": "partial",
+    "√": "sqrt", "≤": "leq", "≥": "geq", "≠": "neq", "≈": "approx", "±": "pm", "×": "times",
+    "∀": "forall", "∃": "exists", "∅": "emptyset", "∝": "propto", "⊗": "otimes", "⊕": "oplus",
+    "⊂": "subset", "⊆": "subseteq", "∪": "cup", "∩": "cap", "⩽": "leq", "⩾": "geq",
+}  # fmt: skip
+_SYMBOLS = "".join(SYMBOL_NAMES)
+# The chain's token pattern: words as 2.7.4 made them (the fork's default keeps "*" inside words),
+# and each math symbol alone, so that character offsets (highlighting) point at the symbol.
+TOKEN = rf"\w+(\.?\w+)*|[{_SYMBOLS}]"
+# TOKEN's words, written so the regex engine never backtracks (1.7x faster, same matches); the
+# fused analyzers spell symbols out as words first (_SPELL), so words are all they need to find.
 _WORDS = re.compile(r"\w+(?:[.]\w+)*+").findall
+_FOLD_TOKEN = str.maketrans({**LETTER_NAMES, **SYMBOL_NAMES})  # one token's text
+_SPELL = str.maketrans({**LETTER_NAMES, **{k: f" {v} " for k, v in SYMBOL_NAMES.items()}})
+
+
+class MathFoldFilter(Filter):  # type: ignore[misc]
+    """Greek letters and math symbols to their names: the chain's half of the fused _folded."""
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self)
+
+    def __hash__(self) -> int:
+        return hash(type(self))
+
+    def __call__(self, tokens: Iterator[Any]) -> Iterator[Any]:
+        for t in tokens:
+            if not t.text.isascii():
+                t.text = t.text.translate(_FOLD_TOKEN)
+            yield t
 
 
 def stem_chain() -> Any:
@@ -36,18 +82,19 @@ def stem_chain() -> Any:
         RegexTokenizer(TOKEN)
         | LowercaseFilter()
         | CharsetFilter(accent_map)
+        | MathFoldFilter()
         | StopFilter()
         | StemFilter(cachesize=-1)
     )
 
 
 def fold_chain() -> Any:
-    return RegexTokenizer(TOKEN) | LowercaseFilter() | CharsetFilter(accent_map)
+    return RegexTokenizer(TOKEN) | LowercaseFilter() | CharsetFilter(accent_map) | MathFoldFilter()
 
 
 def _folded(value: str) -> str:
     text = value.lower()
-    return text if text.isascii() else text.translate(accent_map)
+    return text if text.isascii() else text.translate(accent_map).translate(_SPELL)
 
 
 class _Fused(Analyzer):

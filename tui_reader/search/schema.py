@@ -11,8 +11,9 @@ from tui_reader.search.analysis import fold_analyzer, stem_analyzer
 
 # 7: one segment from bulk.py, fused fold analyzer; 8: year without trie terms;
 # 9: the layered packages (search/ owns Whoosh): an index written before them rebuilds once;
-# 10: doi, arxiv, keywords and kind from citation formats
-SCHEMA_VERSION = 10
+# 10: doi, arxiv, keywords and kind from citation formats; 11: Greek letters and math symbols
+# folded to their names (α = alpha = \alpha)
+SCHEMA_VERSION = 11
 DEFAULT_FIELD = "content"  # title, authors and abstract together: what a plain word searches
 
 
