@@ -137,3 +137,30 @@ def test_rispy_reads_the_ris_back(exported: Path) -> None:
     chapter = records[2]  # the source's own RIS tags, back as they were
     assert chapter["notes_abstract"] == "A second abstract." and chapter["name_of_database"] == "Scopus"
     assert article["notes"][:4] == ["First line of the note.", "Second line.", "", "A new paragraph."]
+
+
+def test_the_format_fixtures_as_the_tools_write_them_compile_both_ways(tmp_path: Path) -> None:
+    """Every fixture file of tests/fixtures/formats (Zotero, Better BibTeX, JabRef, Mendeley,
+    EndNote, Scopus, a thesis .bib, GBK, UTF-16...), opened and exported whole: pdflatex + bibtex
+    and biblatex + biber set it without an error (its fields written back verbatim included)."""
+    need("pdflatex", "bibtex", "biber", sty="biblatex.sty")
+    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.library.export import export_papers
+
+    formats = Path(__file__).resolve().parent.parent / "fixtures" / "formats"
+    files = sorted(
+        p for p in formats.iterdir() if p.suffix in (".bib", ".ris") or p.name.endswith(".csl.json")
+    )
+    corpus = load_corpus(files)
+    assert len(corpus) > 20
+    (tmp_path / "lib.bib").write_text(export_papers(list(corpus), "bibtex"), "utf-8")
+    for name, doc, tool in (("plain", BIBTEX_DOC, "bibtex"), ("biblatex", BIBLATEX_DOC, "biber")):
+        folder = tmp_path / name
+        folder.mkdir()
+        shutil.copy(tmp_path / "lib.bib", folder)
+        (folder / "doc.tex").write_text(doc, "utf-8")
+        latex(folder, "doc")
+        done = run([tool, "doc"], folder)
+        assert done.returncode < (2 if tool == "bibtex" else 1), done.stdout
+        assert "ERROR" not in done.stdout and "error message" not in done.stdout, done.stdout
+        latex(folder, "doc")

@@ -44,10 +44,14 @@ _JOURNAL_WORDS = re.compile(
     r"\b(journal|transactions|letters|magazine|review|annals|bulletin|acta)\b|^(nature|science)\b", re.I
 )
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-PREAMBLE = (
-    "{\\providecommand{\\" + CHAR_MACRO + "}[1]{\\ifdefined\\XeTeXrevision #1\\else"
-    "\\ifdefined\\directlua #1\\else ?\\fi\\fi}}"
-)
+# What the file's @preamble defines, each only when a field needs it (and the document has not):
+# the character macro, and \url for a source's own field that uses it (Google Scholar's
+# howpublished = {\url{...}}) in a document loading neither url nor hyperref.
+PREAMBLE = {
+    "\\" + CHAR_MACRO + "{": "\\providecommand{\\" + CHAR_MACRO + "}[1]{\\ifdefined\\XeTeXrevision #1\\else"
+    "\\ifdefined\\directlua #1\\else ?\\fi\\fi}",
+    "\\url{": "\\providecommand{\\url}[1]{\\texttt{\\detokenize{#1}}}",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,8 +280,10 @@ def bibtex_fields(paper: Paper, note: str = "") -> tuple[str, list[tuple[str, st
     return kind, fields
 
 
-def needs_preamble(text: str) -> bool:
-    return "\\" + CHAR_MACRO + "{" in text
+def preamble(values: list[str]) -> str:
+    """The @preamble the fields need ('' for none): see PREAMBLE."""
+    needed = [code for use, code in PREAMBLE.items() if any(use in v for v in values)]
+    return "{" + "".join(needed) + "}" if needed else ""
 
 
 def bibtex(items: list[tuple[Paper, str]], keys: dict[str, str] | None = None) -> str:
@@ -292,10 +298,12 @@ def bibtex(items: list[tuple[Paper, str]], keys: dict[str, str] | None = None) -
     entries: list[Entry] = []
     for paper, note in items:
         kind, fields = bibtex_fields(paper, note)
-        made = [Field(k, v, enclosing="no-enclosing" if k == "month" else None) for k, v in fields]
+        made = [
+            Field(k, v, enclosing="no-enclosing" if k == "month" and v in MONTHS else None) for k, v in fields
+        ]
         entries.append(Entry(kind, keys[paper.id], made))
-    if any(needs_preamble(f.value) for e in entries for f in e.fields):
-        library.add(Preamble(PREAMBLE))
+    if head := preamble([f.value for e in entries for f in e.fields]):
+        library.add(Preamble(head))
     for entry in entries:
         library.add(entry)
     style = BibtexFormat()  # type: ignore[no-untyped-call]
