@@ -59,18 +59,38 @@ def real_path(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def _umask() -> int:
+    """The process's umask, read without changing it (os.umask would, for every thread)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    return 0o077  # unknown: as private as mkstemp's files
+
+
+def new_file_mode(path: Path, mode: int | None = None) -> int:
+    """The permission bits a rewrite of ``path`` keeps: the file's own when it exists (a 644
+    file stays 644), else ``mode``, else what open() would give a new file (0666 minus umask)."""
+    with contextlib.suppress(OSError):
+        return stat.S_IMODE(os.stat(path).st_mode)
+    return mode if mode is not None else 0o666 & ~_umask()
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
     """Write via a temp file in the same folder, fsync, then os.replace: readers see old or new.
 
-    A symlink is written through (its target is replaced, the link stays). The temp file is
-    flock-ed while it is written, so ``remove_leftovers`` can tell a live write from a dead one.
+    A symlink is written through (its target is replaced, the link stays). The file keeps its
+    mode (a new one: ``mode``, else the umask's). The temp file is flock-ed while it is written,
+    so ``remove_leftovers`` can tell a live write from a dead one.
     """
     path = real_path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    keep = new_file_mode(path, mode)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.fchmod(fh.fileno(), keep)
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())

@@ -27,6 +27,7 @@ from tui_reader.atomic import (
     NotRegularFile,
     atomic_write_bytes,
     file_lock,
+    new_file_mode,
     open_regular,
     real_path,
     remove_leftovers,
@@ -212,7 +213,7 @@ class JsonStore:
         if os.path.lexists(backup) and not backup.is_dir():
             return None
         try:
-            atomic_write_bytes(backup, raw)
+            atomic_write_bytes(backup, raw, mode=new_file_mode(target))  # as private as the file
             return backup
         except OSError as exc:
             raise self._not_saved(

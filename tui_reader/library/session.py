@@ -90,11 +90,20 @@ class SessionStore:
                 entry["roots"] = list(roots)
             entries.pop(key, None)
             entries[key] = entry  # the most recent last
-            while len(entries) > LIMIT:
-                oldest = min(entries, key=lambda k: _saved(entries[k]))
-                entries.pop(oldest)
+            _trim(entries)
 
         self._store.update(change)
+
+
+def _trim(entries: dict[str, object]) -> None:
+    """Keep the LIMIT most recently saved, in their order: one sort, not a scan per entry dropped
+    (20,000 entries took 47 s to quit). Equal times: the earlier in the file goes first."""
+    excess = len(entries) - LIMIT
+    if excess <= 0:
+        return
+    by_age = sorted(entries, key=lambda k: _saved(entries[k]))  # stable: file order for ties
+    for k in by_age[:excess]:
+        del entries[k]
 
 
 def _saved(entry: object) -> str:
