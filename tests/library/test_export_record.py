@@ -161,3 +161,12 @@ def test_any_text_is_ascii_outside_the_char_macro_and_balanced(text: str) -> Non
 
 def test_a_sign_before_a_combining_mark_stays_out_of_the_macro() -> None:
     assert latex("50%\u0301") == "50{\\%}{\\tuireaderchar{\u0301}}"
+
+
+def test_a_snapshot_without_its_file_name_still_writes_its_own_fields_back_verbatim() -> None:
+    from tui_reader.library.bibrecord import origin
+
+    bare = [replace(p, sources=[]) for p in (ARTICLE, CHAPTER, LIBRARY[6])]
+    assert [origin(p) for p in bare] == ["bibtex", "ris", "csl"]
+    _kind, f = bib([bare[0]])["rehurek_2010_gensim"]
+    assert f["mendeley-tags"] == "topics, {LDA}"  # verbatim, as from the .bib

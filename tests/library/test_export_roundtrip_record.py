@@ -123,3 +123,22 @@ def test_a_files_fields_survive_bookmark_export_reopen(
                 if name == "editor" and fmt == "ris":  # RIS names have no particle part
                     want, got = names(want), names(got)
                 assert got == want, (source, fmt, paper.title, name)
+
+
+@pytest.mark.parametrize(("fmt", "suffix", "write"), FORMATS, ids=[f[0] for f in FORMATS])
+def test_an_export_from_the_snapshots_alone_keeps_the_record(
+    tmp_path: Path, fmt: str, suffix: str, write
+) -> None:  # type: ignore[no-untyped-def]
+    """Without the collection open, the bookmarks' snapshots give the same export."""
+    from tui_reader.library.bookmarks import SNAPSHOT
+
+    if "record" not in SNAPSHOT:
+        pytest.skip("bookmark snapshots do not carry Paper.record yet (library/bookmarks.py)")
+    first = tmp_path / f"first{suffix}"
+    first.write_text(write([(p, "") for p in LIBRARY]), "utf-8")
+    corpus = opened(first)
+    store = BookmarkStore(tmp_path / "bookmarks.json")
+    for paper in corpus:
+        store.add(paper.id, paper.title, snapshot=paper)
+    reread = BookmarkStore(tmp_path / "bookmarks.json")  # from the file, as a later run reads it
+    assert export(reread.all(), lambda _pid: None, fmt) == export(store.all(), corpus.get, fmt)

@@ -294,10 +294,12 @@ def origin(paper: Paper) -> str:
             return "ris"
         if name.endswith((".csl.json", ".csljson")):
             return "csl"
-    kind = text(paper.record, "source-type")
+    kind = text(paper.record, "source-type")  # no file named (a bookmark's snapshot): its type says
     if RIS_TYPE.fullmatch(kind):
         return "ris"
-    return ""
+    if kind and kind == text(paper.record, "type"):
+        return "csl"  # a CSL item's type is its own CSL type; BibTeX's maps to another name
+    return "bibtex" if kind.lower() in SOURCE_TYPES else ""
 
 
 def custom(paper: Paper) -> dict[str, object]:
