@@ -80,6 +80,7 @@ class FileData:
     warnings: list[str] = field(default_factory=list)
     keys: bytes = b""
     cache_error: str = ""  # why the parse cache could not be written (not stored in it)
+    signature: tuple[int, int] = (-1, -1)  # (size, mtime) of the content read (see load_file)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -136,7 +137,12 @@ def load_file(
     While a file is parsed, ``on_rows(data)`` is called every ``STREAM_SECONDS`` or so with the
     FileData being filled: every row it lists is readable (``data.paper(i)``), now and after.
     If the cache fills up mid-file, the file is parsed again in memory and ``on_rows`` gets a
-    new FileData, counting from the start (the same papers in the same order)."""
+    new FileData, counting from the start (the same papers in the same order).
+
+    ``signature`` is that of the content read, taken before reading: a file rewritten while it
+    was read (an auto-export) is read again if none of it was streamed yet, else it keeps the
+    signature from before, so that the next load reads it again (never the signature of content
+    that was not read: the index is stamped with it)."""
     try:
         signature = file_signature(path)
     except OSError as exc:
@@ -147,21 +153,29 @@ def load_file(
     if old and old["path"] == str(path) and old["signature"] == signature:
         cached = _from_meta(path, old)
         if cached:
+            cached.signature = signature
             return cached
     previous = _from_meta(path, old) if old else None
-    sink = RowSink(meta_path.parent if use_cache and write_cache else None)
+    streamed = [False]
+
+    def relay(data: FileData) -> None:
+        streamed[0] = True
+        assert on_rows is not None
+        on_rows(data)
+
     try:
-        data = _parse(path, previous, sink, on_rows)
-    except CacheWriteError as exc:  # the cache filled up mid-file: read it again, in memory
-        sink.discard()
-        sink = RowSink(None, error=exc.reason)
-        data = _parse(path, None, sink, on_rows)
-    except BaseException:
-        sink.discard()
-        raise
+        for attempt in range(1, READ_ATTEMPTS + 1):
+            folder = meta_path.parent if use_cache and write_cache else None
+            data, sink = _read(path, previous, folder, relay if on_rows else None)
+            after = _signature(path)
+            if after == signature or after is None or streamed[0] or attempt == READ_ATTEMPTS:
+                break
+            sink.discard()  # rewritten while it was read: read the new content, unseen yet
+            signature = after
     finally:
         if previous:
             previous.rows.close()
+    data.signature = signature
     data.cache_error = sink.error
     try:
         if sink.path is not None and data.ids:
@@ -180,6 +194,33 @@ def load_file(
         return data
     finally:
         sink.release()
+
+
+READ_ATTEMPTS = 3  # reads of a file that keeps changing under us, before we settle for one
+
+
+def _signature(path: Path) -> tuple[int, int] | None:
+    try:
+        return file_signature(path)
+    except OSError:
+        return None
+
+
+def _read(
+    path: Path, previous: FileData | None, folder: Path | None, on_rows: OnRows | None
+) -> tuple[FileData, RowSink]:
+    """One parse into a sink in ``folder`` (None: in memory); again in memory if the cache
+    fills up mid-file."""
+    sink = RowSink(folder)
+    try:
+        return _parse(path, previous, sink, on_rows), sink
+    except CacheWriteError as exc:  # the cache filled up mid-file: read it again, in memory
+        sink.discard()
+        sink = RowSink(None, error=exc.reason)
+        return _parse(path, None, sink, on_rows), sink
+    except BaseException:
+        sink.discard()
+        raise
 
 
 def sweep(folder: Path | None = None) -> list[Path]:
@@ -291,6 +332,7 @@ def _store(data: FileData, meta_path: Path, signature: tuple[int, int], old: Met
     assert data.rows.path is not None and data.rows.offsets is not None  # streamed to a temp file
     os.replace(data.rows.path, rows_path)  # move it into place (the sink still holds its lock)
     data.rows.moved(rows_path)  # the same object: a reader holding it reads on
+    data.rows.unpin()  # in place for good: its descriptor may close between reads (rows.py)
     offsets = data.rows.offsets
     meta = {
         "version": LOADER_VERSION,

@@ -13,9 +13,11 @@ import contextlib
 import fcntl
 import json
 import os
+import resource
 import tempfile
 import threading
 from array import array
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +28,67 @@ from tui_reader.corpus.formats import shown
 Row = tuple[Any, ...]
 
 
+class _Descriptors:
+    """The open descriptors of every rows file, so that 20,000 files work under the common limit
+    of 1,024: a descriptor in use, or pinned (a file being written, which may be renamed or
+    removed while it is read), stays open; of the others, the ``cap`` used last stay open and
+    older ones are closed, to be opened again by path when next read. One lock for all: a
+    descriptor is never closed while a thread reads through it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()  # re-entrant: a Rows' __del__ may run inside acquire
+        self.idle: OrderedDict[Rows, None] = OrderedDict()  # open, unused, unpinned; oldest first
+        self.cap = 0  # set on first use, from the limit in force then
+
+    def _cap(self) -> int:
+        if not self.cap:
+            soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            limit = soft if soft != resource.RLIM_INFINITY else 4096
+            self.cap = max(4, min(IDLE_DESCRIPTORS, limit // 8))
+        return self.cap
+
+    def acquire(self, rows: Rows) -> int:
+        with self.lock:
+            self.idle.pop(rows, None)
+            if rows._fd is None:
+                assert rows._path is not None
+                rows._fd = os.open(rows._path, os.O_RDONLY | os.O_CLOEXEC)
+            rows._uses += 1
+            return rows._fd
+
+    def release(self, rows: Rows) -> None:
+        with self.lock:
+            rows._uses -= 1
+            if rows._uses:
+                return
+            if rows._closing or rows._blobs is not None:
+                self.drop(rows)
+            elif not rows._pinned:
+                self.idle[rows] = None
+                while len(self.idle) > self._cap():
+                    oldest, _ = self.idle.popitem(last=False)
+                    self.drop(oldest)
+
+    def drop(self, rows: Rows) -> None:
+        """Close ``rows``' descriptor now, or when the read under way ends."""
+        with self.lock:
+            self.idle.pop(rows, None)
+            if rows._uses:
+                rows._closing = True
+                return
+            fd, rows._fd, rows._closing = rows._fd, None, False
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+
+
+IDLE_DESCRIPTORS = 128  # at most this many unused rows files stay open (an eighth of the limit)
+_DESCRIPTORS = _Descriptors()
+
+
 class Rows:
-    """Encoded rows, in memory or in a file read with pread (thread-safe, no shared seek)."""
+    """Encoded rows, in memory or in a file read with pread (thread-safe, no shared seek). A
+    file's descriptor is opened on demand and may be closed between reads (_Descriptors)."""
 
     def __init__(
         self, blobs: list[bytes] | None = None, path: Path | None = None, offsets: array[int] | None = None
@@ -36,7 +97,9 @@ class Rows:
         self._path = path
         self._offsets = offsets
         self._fd: int | None = None
-        self._lock = threading.Lock()
+        self._uses = 0  # reads under way through _fd
+        self._pinned = False  # _fd stays open until close (the file may go while it is read)
+        self._closing = False  # close _fd once the reads under way end
 
     @property
     def path(self) -> Path | None:
@@ -54,21 +117,35 @@ class Rows:
         return len(self._blobs) if self._blobs is not None else len(self._offsets or ()) - 1
 
     def open(self) -> None:
-        """Open the file now (a file being written may be renamed or removed while it is read)."""
-        if self._fd is None and self._blobs is None and self._path is not None:
-            with self._lock:
-                if self._fd is None:
-                    self._fd = os.open(self._path, os.O_RDONLY)
+        """Open the file now and keep it open until ``unpin`` or ``close`` (a file being written
+        may be renamed or removed while it is read)."""
+        if self._blobs is None and self._path is not None:
+            with _DESCRIPTORS.lock:
+                _DESCRIPTORS.acquire(self)
+                self._pinned = True
+                _DESCRIPTORS.release(self)
+
+    def unpin(self) -> None:
+        """The file is in its place for good (moved into the cache): its descriptor may be
+        closed between reads, and opened again by path."""
+        with _DESCRIPTORS.lock:
+            if self._pinned:
+                self._pinned = False
+                if self._fd is not None and not self._uses:
+                    _DESCRIPTORS.acquire(self)
+                    _DESCRIPTORS.release(self)
 
     def raw(self, i: int) -> bytes:
         blobs = self._blobs
         if blobs is not None:
             return blobs[i]
         assert self._offsets is not None and self._path is not None
-        self.open()
-        assert self._fd is not None
         start, end = self._offsets[i], self._offsets[i + 1]
-        return os.pread(self._fd, end - start, start)
+        fd = _DESCRIPTORS.acquire(self)
+        try:
+            return os.pread(fd, end - start, start)
+        finally:
+            _DESCRIPTORS.release(self)
 
     def get(self, i: int) -> Row:
         return tuple(json.loads(self.raw(i)))
@@ -80,19 +157,19 @@ class Rows:
 
     def to_memory(self, count: int | None = None) -> None:
         """Keep the first ``count`` rows (all) in memory; the file may then go. The descriptor
-        stays open until ``close`` (a thread may be reading through it this moment)."""
+        is closed once no thread reads through it."""
         n = len(self) if count is None else count
         if self._blobs is None:
             self._blobs = [self.raw(i) for i in range(n)]
+            _DESCRIPTORS.drop(self)
         else:
             del self._blobs[n:]
 
     def close(self) -> None:
-        fd = getattr(self, "_fd", None)
-        if fd is not None:
-            self._fd = None
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        if getattr(self, "_fd", None) is not None:
+            with _DESCRIPTORS.lock:
+                self._pinned = False
+                _DESCRIPTORS.drop(self)
 
     def __del__(self) -> None:
         self.close()

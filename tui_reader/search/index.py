@@ -106,6 +106,12 @@ def _cache_problem(exc: OSError, base: Path) -> str | None:
     return f"cannot use the cache folder {clean_label(str(base))}: {exc.strerror or exc}{detail}"
 
 
+def _read_signatures(corpus: Corpus) -> dict[str, list[int]]:
+    """Each file's (size, mtime) as of the content the corpus read, not as of now: a file
+    rewritten after it was read must leave the index stale (parse_cache.load_file)."""
+    return {str(data.path): list(data.signature) for data in corpus.files}
+
+
 def _doc_sig(corpus: Corpus, i: int) -> str:
     """Changes when anything indexed about paper i changes (its record, title or sources)."""
     h = hashlib.blake2b(digest_size=8)
@@ -150,7 +156,7 @@ class SearchIndex:
         folder = target or self.dir
         manifest = {
             **_versions(),
-            "files": self.corpus.file_signatures(),
+            "files": _read_signatures(self.corpus),
             "roots": [str(r) for r in self.corpus.roots],
             "index_files": _index_files(folder),
             "layout": MANIFEST_LAYOUT,
@@ -172,7 +178,7 @@ class SearchIndex:
             return "damaged"
         if {k: manifest.get(k) for k in _versions()} != _versions():
             return "outdated"
-        return "fresh" if manifest.get("files") == self.corpus.file_signatures() else "stale"
+        return "fresh" if manifest.get("files") == _read_signatures(self.corpus) else "stale"
 
     def _outdated(self) -> str:
         manifest = self._manifest() or {}

@@ -1,0 +1,197 @@
+"""Issue 22's index and file-handle faults: a stale index stamped fresh, a descriptor per file, a
+full cache disk during a build, a search waiting on another's rebuild, workers outliving their
+parent."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tui_reader.corpus import parse_cache
+from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.formats import file_signature
+from tui_reader.search.index import SearchIndex
+from tui_reader.search.searcher import Searcher
+
+HEADER = "ICML 2026 Papers"
+
+
+def seed_text(words: list[str]) -> str:
+    """A seed file: one paper per word, each abstract naming its word."""
+    body = "\n\n".join(f"A study of {w} in sparse transformer models, with results on {w}." for w in words)
+    return f"{HEADER}\n\n{body}\n"
+
+
+def rewrite(path: Path, text: str) -> None:
+    """Write ``text`` and move the mtime on, so the change shows however coarse the clock."""
+    before = path.stat().st_mtime_ns if path.exists() else 0
+    path.write_text(text, encoding="utf-8")
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, max(st.st_mtime_ns, before) + 5_000_000_000))
+
+
+def cli(
+    *args: str, cwd: Path, nofile: int | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """``python -m tui_reader ARGS`` in the test's isolated environment, under a lowered limit of
+    open files if asked."""
+
+    def lower() -> None:
+        if nofile is not None:
+            _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, hard))
+
+    return subprocess.run(
+        [sys.executable, "-m", "tui_reader", *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=lower,
+        check=False,
+    )
+
+
+OLD = [f"oldword{n}" for n in range(5)]
+NEW = [f"newword{n}" for n in range(50)]
+
+
+# -- item 2: an index stamped with the signature of content it was not built from ----------------
+def test_a_file_rewritten_between_parse_and_build_leaves_the_index_stale(tmp_path: Path) -> None:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    export = folder / "zotero.txt"
+    rewrite(export, seed_text(OLD))
+    corpus = load_corpus([folder])
+    rewrite(export, seed_text(OLD + NEW))  # the auto-export rewrites it before the build
+    index = SearchIndex(corpus)
+    assert index.ensure().action == "built"
+    index.close()
+
+    shown = cli("index", str(folder), cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "up to date" not in shown.stdout
+    assert "updated the index: 50 added" in shown.stdout
+    found = cli("search", "newword17", str(folder), cwd=tmp_path)
+    assert "A study of newword17" in found.stdout
+
+
+def test_a_file_rewritten_while_it_is_parsed_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    export = folder / "zotero.txt"
+    rewrite(export, seed_text(OLD))
+    real_build = parse_cache.build
+    calls = [0]
+
+    def build_then_rewrite(path: Path, payload: object) -> object:  # mid-parse, in the real path
+        calls[0] += 1
+        if calls[0] == 2:
+            rewrite(export, seed_text(OLD + NEW))
+        return real_build(path, payload)
+
+    monkeypatch.setattr(parse_cache, "build", build_then_rewrite)
+    corpus = load_corpus([folder])
+    monkeypatch.setattr(parse_cache, "build", real_build)
+    assert len(corpus) == len(OLD) + len(NEW)
+    assert corpus.files[0].signature == file_signature(export)
+    index = SearchIndex(corpus)
+    index.ensure()
+    hits = Searcher(index).search("newword3").hits
+    assert [h.id for h in hits if "newword3" in corpus.abstract(corpus.index_of[h.id])] == [hits[0].id]
+    index.close()
+    again = load_corpus([folder])
+    assert SearchIndex(again).status() == "fresh"
+
+
+def test_a_file_rewritten_after_its_papers_were_shown_is_read_again_next_time(tmp_path: Path) -> None:
+    """Papers already streamed to the list cannot be taken back: the file keeps the signature
+    from before its read, so the next load reads it again and the index updates."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    export = folder / "big.txt"
+    many = [f"w{n}x" for n in range(parse_cache.STREAM_ROWS + 10)]
+    rewrite(export, seed_text(many))
+    rewritten = [False]
+
+    def on_batch(corpus: object, count: int) -> None:
+        if not rewritten[0]:
+            rewritten[0] = True
+            rewrite(export, seed_text(many + NEW))
+
+    corpus = load_corpus([folder], on_batch=on_batch)
+    assert rewritten[0] and len(corpus) == len(many)
+    assert corpus.files[0].signature != file_signature(export)
+    index = SearchIndex(corpus)
+    index.ensure()
+    index.close()
+    again = load_corpus([folder])
+    assert len(again) == len(many) + len(NEW)
+    index = SearchIndex(again)
+    assert index.status() == "stale"
+    assert index.ensure().added == len(NEW)
+    index.close()
+
+
+# -- item 5: one descriptor per file ---------------------------------------------------------------
+FILES = 300
+LIMIT = 100  # open files: far fewer than FILES, as 1,024 is than 20,000
+
+
+def many_files(folder: Path) -> None:
+    folder.mkdir()
+    for n in range(FILES):
+        (folder / f"f{n:04d}.txt").write_text(seed_text([f"tok{n}z"]), encoding="utf-8")
+
+
+READER_INDEX = """
+import resource, sys
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, ({limit}, hard))
+from tui_reader.corpus.corpus import load_corpus
+from tui_reader.search.index import SearchIndex
+from tui_reader.search.searcher import Searcher
+corpus = load_corpus([sys.argv[1]])
+index = SearchIndex(corpus)
+index.ensure()
+searcher = Searcher(index)
+hits = [searcher.search(f"tok{{n}}z").hits for n in range(0, {files}, 7)]
+assert all(len(h) == 1 for h in hits), hits
+print("papers", len(corpus), "abstracts", sum(len(corpus.abstract(i)) > 0 for i in range(len(corpus))))
+"""
+
+
+def test_more_files_than_the_descriptor_limit_list_and_search(tmp_path: Path) -> None:
+    folder = tmp_path / "many"
+    many_files(folder)
+    listed = cli("list", str(folder), cwd=tmp_path, nofile=LIMIT)
+    assert listed.returncode == 0 and "Too many open files" not in listed.stderr, listed.stderr
+    assert len(listed.stdout.splitlines()) == FILES
+    for _ in range(2):  # the first parses and builds, the second reads the caches
+        found = cli("search", "tok123z", str(folder), cwd=tmp_path, nofile=LIMIT)
+        assert found.returncode == 0 and "Too many open files" not in found.stderr, found.stderr
+        assert "A study of tok123z" in found.stdout
+
+
+def test_more_files_than_the_descriptor_limit_in_the_readers_index(tmp_path: Path) -> None:
+    folder = tmp_path / "many"
+    many_files(folder)
+    script = READER_INDEX.format(limit=LIMIT, files=FILES)
+    for _ in range(2):
+        run = subprocess.run(
+            [sys.executable, "-c", script, str(folder)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert run.stdout.split() == ["papers", str(FILES), "abstracts", str(FILES)]
