@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,10 @@ lint: $(TSTAMP)
 bench: $(TSTAMP)
 	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
 	$(BIN)/python -m bench $(ARGS)
+
+FUZZ_SECONDS ?= 20
+fuzz: $(TSTAMP)  # each target for FUZZ_SECONDS (about 15 targets), new inputs every run
+	HYPOTHESIS_PROFILE=fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) $(BIN)/python -m pytest tests/fuzz -p no:cacheprovider -n0 --hypothesis-show-statistics $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache dist build
