@@ -13,6 +13,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pilot_helpers import detail_text, drained, notices, ready
 from textual.pilot import Pilot
 
@@ -306,6 +308,8 @@ async def test_o_opens_the_link_when_the_pdf_is_missing(
         ("\\urlhttps://example.org/a_b", "https://example.org/a_b"),
         ("<https://example.org/x>", "https://example.org/x"),
         ("urlhttps://example.org/a", None),
+        ("http://[oops", None),
+        ("//[", None),
         ("https://doi.org@evil.example/", None),
         ("https://example.org:99999/", None),
         ("https://example.org/\u202eevil", None),
@@ -342,3 +346,80 @@ def test_a_markdown_export_links_only_validated_urls() -> None:
     text = export_papers([hostile, local], "markdown")
     assert "<https://doi.org/10.1234/abc>" in text
     assert "javascript" not in text and "</home/me/x.pdf>" not in text
+
+
+_PIECES = st.sampled_from(
+    [
+        "https://",
+        "http://",
+        "doi:",
+        "10.1234/",
+        "10/",
+        "arXiv:",
+        "2101.00001",
+        "example.org",
+        "/",
+        "?",
+        "#",
+        "%",
+        "%2F",
+        "@",
+        ":",
+        "[",
+        "]",
+        "\\url{",
+        "}",
+        "<",
+        ">",
+        "\x1b]0;x\x07",
+        "\x1b[2J",
+        "\x9b",
+        "\u202e",
+        "ü",
+        " ",
+        "\x00",
+        "javascript:",
+        "www.",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_PIECES, st.text(max_size=4)), max_size=8).map("".join))
+def test_any_value_makes_a_valid_link_or_none(raw: str) -> None:
+    for make in (paper_link, safe_url, doi_link):
+        link = make(raw)
+        if link is not None:
+            assert_valid_link(link)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(_PIECES, st.text(max_size=4)), max_size=8).map("".join))
+def test_the_detail_pane_links_only_valid_targets_whatever_the_record_holds(raw: str) -> None:
+    record: dict[str, object] = {
+        "links": [raw, "https://e.org/" + raw],
+        "file": [{"path": raw}],
+        "volume": raw,
+    }
+    paper = record_paper(record)
+    paper.url, paper.doi, paper.arxiv = raw, raw, raw
+    content = paper_content(paper, None, [], [])
+    assert not CONTROLS.search(content.plain.replace("\n", ""))
+    for span in content.spans:
+        link = getattr(span.style, "link", None)
+        if link:
+            assert_valid_link(link)
+
+
+async def test_a_url_urlsplit_refuses_is_shown_as_text(make_app: MakeApp, tmp_path: Path) -> None:
+    """Found by the fuzz test above: "http://[oops" made urlsplit raise in the detail pane."""
+    rows = [{"title": "Broken bracket", "url": "http://[oops", "abstract": "Text."}]
+    path = tmp_path / "b.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    app = make_app(path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        assert "http://[oops" in detail_text(app)
+        await pilot.press("o")
+        await drained(pilot)
+        assert notices(app)[-1].startswith("This paper has no link")

@@ -18,7 +18,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from urllib.parse import quote, urlsplit
+from urllib.parse import SplitResult, quote, urlsplit
 
 from tui_reader.corpus.paper import Paper
 
@@ -71,14 +71,22 @@ def _host(netloc: str) -> str | None:
     return ascii_host + port if _HOSTNAME.match(ascii_host) and "." in ascii_host else None
 
 
+def _split(text: str) -> SplitResult | None:
+    """urlsplit, or None for what it refuses ("http://[" raises ValueError)."""
+    try:
+        return urlsplit(text)
+    except ValueError:
+        return None
+
+
 def safe_url(raw: str) -> str | None:
     """An http(s) URL as printable ASCII (path, query and fragment percent-encoded, the host in
     IDNA), or None when ``raw`` is not one."""
     text = raw.strip()
     if not _printable(text):
         return None
-    parts = urlsplit(text)
-    if parts.scheme.lower() not in ("http", "https"):
+    parts = _split(text)
+    if parts is None or parts.scheme.lower() not in ("http", "https"):
         return None
     host = _host(parts.netloc)
     if host is None:
@@ -119,7 +127,10 @@ def paper_link(raw: str) -> str | None:
     found = doi_link(text) or arxiv_link(text)
     if found:
         return found
-    if urlsplit(text).scheme.lower() in ("http", "https"):
+    parts = _split(text)
+    if parts is None:
+        return None
+    if parts.scheme.lower() in ("http", "https"):
         return safe_url(text)
     if _HOST.match(text):  # "openreview.net/forum?id=…", "www.example.org/paper.pdf"
         host = re.split(r"[/:?#]", text, maxsplit=1)[0]
