@@ -7,6 +7,7 @@ the terminal would receive is rendered from the compositor, escape sequences and
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -423,3 +424,18 @@ async def test_a_url_urlsplit_refuses_is_shown_as_text(make_app: MakeApp, tmp_pa
         await pilot.press("o")
         await drained(pilot)
         assert notices(app)[-1].startswith("This paper has no link")
+
+
+async def test_an_attachment_that_is_a_fifo_is_not_opened(
+    make_app: MakeApp, tmp_path: Path, browser: Path
+) -> None:
+    """A browser handed a FIFO would hang on it: only a regular file is opened."""
+    folder = write_with_attachment(tmp_path / "lib", pdf=False)
+    (folder / "files" / "12").mkdir(parents=True)
+    os.mkfifo(folder / "files" / "12" / "my paper.pdf")
+    app = make_app(folder / "lib.bib")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press("o")
+        await drained(pilot)
+        assert browser.read_text().splitlines() == ["https://doi.org/10.1234/pdf"]
