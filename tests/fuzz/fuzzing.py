@@ -18,8 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -77,6 +78,12 @@ class Budget:
             return True
         self.tried += 1
         return False
+
+
+def tally(name: str) -> None:
+    """Count ``name`` in the statistics (--hypothesis-show-statistics); nothing outside a run."""
+    with contextlib.suppress(InvalidArgument):
+        event(name)
 
 
 class Hang(Exception):

@@ -19,9 +19,10 @@ from fuzzing import (
     fuzz_settings,
     mutated,
     no_hang,
+    tally,
     url_problem,
 )
-from hypothesis import event, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from bench import corpusgen
@@ -102,8 +103,8 @@ def check_file(data: bytes, name: str, cache: bool = True) -> None:
             plain, warnings = load(folder, use_cache=False)
         if not cache:
             return
-        event(f"papers: {min(len(plain), 5)}{'+' if len(plain) >= 5 else ''}")
-        event("warned" if warnings else "no warning")
+        tally(f"papers: {min(len(plain), 5)}{'+' if len(plain) >= 5 else ''}")
+        tally("warned" if warnings else "no warning")
         old = os.environ.get("TUI_READER_CACHE_DIR")
         os.environ["TUI_READER_CACHE_DIR"] = str(Path(tmp) / "cache")
         try:
