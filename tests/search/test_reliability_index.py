@@ -4,10 +4,13 @@ parent."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -195,3 +198,67 @@ def test_more_files_than_the_descriptor_limit_in_the_readers_index(tmp_path: Pat
         )
         assert run.returncode == 0, run.stderr[-2000:]
         assert run.stdout.split() == ["papers", str(FILES), "abstracts", str(FILES)]
+
+
+# -- item 7: build workers outliving their parent --------------------------------------------------
+BUILD_THEN_HANG = """
+import os, sys, time
+from tui_reader.corpus.corpus import load_corpus
+from tui_reader.search.index import SearchIndex
+
+def children():
+    out = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if entry.isdigit() and int(fields[1]) == os.getpid():
+            out.append(int(entry))
+    return out
+
+def progress(done, total, phase):
+    if phase == "indexing" and total:
+        workers = children()
+        holder = os.fork()  # holds the workers' pipes open, as any inherited copy would
+        if holder == 0:
+            time.sleep(60)
+            os._exit(0)
+        print(" ".join(map(str, [holder, *workers])), flush=True)
+        time.sleep(60)
+
+SearchIndex(load_corpus([sys.argv[1]])).ensure(progress=progress, procs=2)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_build_workers_end_with_their_parent(tmp_path: Path) -> None:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    rewrite(folder / "big.txt", seed_text([f"w{n}x" for n in range(1200)]))
+    parent = subprocess.Popen(
+        [sys.executable, "-c", BUILD_THEN_HANG, str(folder)], stdout=subprocess.PIPE, text=True
+    )
+    assert parent.stdout is not None
+    holder, *workers = map(int, parent.stdout.readline().split())
+    try:
+        assert len(workers) == 2 and all(map(_alive, workers))
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 10
+        while any(map(_alive, workers)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(map(_alive, workers))
+    finally:
+        for pid in (holder, *workers):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)

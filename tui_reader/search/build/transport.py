@@ -26,6 +26,7 @@ Header = tuple[bytes, str, tuple[int, int]]  # pickled schema, folder for part f
 Part = dict[str, Any]  # base, count, path, fields: {name: (terms, term infos, last-block offsets)}
 
 _STOP = object()  # tells a feeder thread to end
+PARENT_ENV = "TUI_READER_BUILD_PARENT"  # the pid a worker ends with (worker.die_with_parent)
 
 
 class BulkFailed(RuntimeError):
@@ -83,6 +84,7 @@ class Child:
         env = dict(os.environ)
         root = str(Path(__file__).resolve().parents[3])  # where tui_reader is importable from
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+        env[PARENT_ENV] = str(os.getpid())
         self.errfile = tmp / f"worker{k}.err"
         try:
             with open(self.errfile, "wb") as err:

@@ -8,7 +8,13 @@ also runs a Gatherer in-process for small collections. The blocks are Whoosh 3's
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import os
 import pickle
+import signal
+import sys
+import threading
+import time
 import traceback
 from array import array
 from collections.abc import Callable
@@ -132,9 +138,33 @@ class Gatherer:
         return {"base": self.base, "count": self.count, "fields": fields, "path": str(path)}
 
 
+PARENT_CHECK_SECONDS = 0.25  # how often a worker looks whether its parent is still there
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with_parent(parent: int) -> None:
+    """End this worker when the process that started it ends, even while it is busy writing and
+    even if its pipes stay open (inherited by a sibling): the kernel's parent-death signal on
+    Linux, and everywhere a thread watching the parent pid (which changes when it dies)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):  # no libc, no prctl: the watch below still works
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    if os.getppid() != parent:  # it died before the signal was asked for
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
 def main() -> None:
     """A worker process: the header, then chunks of documents until None, each range written
     out (and its memory freed) when the next starts or the input ends."""
+    parent = os.environ.get(transport.PARENT_ENV, "")
+    die_with_parent(int(parent) if parent.isdigit() else os.getppid())
     pipe = transport.Pipe()
 
     def finish(gatherer: Gatherer) -> None:
