@@ -3,10 +3,18 @@
 The configuration (library/config.py) is read here, before the first paint: its theme and its
 [keys] (Textual's keymap: every screen binding has its action as id) apply from the start, and
 its problems are shown once the reader is up. A theme picked in the palette is saved back to it.
+
+SIGTERM, SIGHUP and SIGINT end the reader as ``q`` does: Textual handles none of them (its driver
+only takes SIGTSTP, SIGCONT and SIGWINCH), so a ``kill`` would end the process with the terminal
+still in the alternate screen, tracking the mouse, echo off, and the session unsaved.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
+import threading
 from collections.abc import Iterable, Sequence
 from functools import partial
 from pathlib import Path
@@ -23,6 +31,9 @@ from tui_reader.app.screens.main import MainScreen
 from tui_reader.app.terminal import hung_up, watched_fd
 from tui_reader.corpus.text import clean_label
 from tui_reader.library.config import Config, ConfigNotSaved, load_config, save_theme
+
+# the signals that end the reader as `q` does (the exit code says which one: 128 + its number)
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
 class ReaderApp(App[None]):
@@ -47,6 +58,8 @@ class ReaderApp(App[None]):
         self._saved_theme = ""
 
     def on_mount(self) -> None:
+        if not self.is_headless:  # a test's app (run_test) must leave the test runner's signals be
+            self._catch_stop_signals()
         if self.config.theme:
             self.theme = self.config.theme
         self._saved_theme = self.theme
@@ -65,6 +78,21 @@ class ReaderApp(App[None]):
     def _quit_if_hung_up(self, fd: int) -> None:
         if hung_up(fd):
             self.exit()
+
+    def _catch_stop_signals(self) -> None:
+        """Route the stop signals through the event loop (a plain signal handler would run in
+        the middle of whatever the loop was doing), to the same exit as `q`: the screens
+        unmount, the session is saved, the driver restores the terminal."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        loop = asyncio.get_running_loop()
+        for signum in STOP_SIGNALS:
+            with contextlib.suppress(ValueError, RuntimeError, OSError):
+                loop.add_signal_handler(signum, self._stop_on_signal, signum)
+
+    def _stop_on_signal(self, signum: int) -> None:
+        """A second signal while closing does nothing more: the first exit is still running."""
+        self.exit(return_code=128 + signum)
 
     # -- theme ------------------------------------------------------------------------------------
     def _theme_changed(self, theme: Theme) -> None:
