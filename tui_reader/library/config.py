@@ -51,6 +51,15 @@ _REPLACED = {
     "plus_sign": "plus",
     "low_line": "underscore",
 }
+# Keys a terminal sends as the same code as another key: Textual sees only the other one, so a
+# binding to them would never fire (and the footer would show it, as "^[" for ctrl+[).
+_TERMINAL_SAME = {
+    "ctrl+i": "tab",
+    "ctrl+m": "enter",
+    "ctrl+h": "backspace",
+    "ctrl+left_square_bracket": "escape",
+    "ctrl+left_square_brace": "escape",
+}
 
 
 class ConfigNotSaved(Exception):
@@ -104,6 +113,15 @@ def normalise_key(spec: str) -> str | None:
                 return None
         out.append("+".join([*mods, name]))
     return ",".join(out)
+
+
+def terminal_same(key: str) -> str | None:
+    """The key a terminal sends instead of ``key`` (Textual's form), if it cannot send its own:
+    ``ctrl+i`` arrives as tab. Shift changes nothing for these; the letter's case neither."""
+    *mods, last = key.split("+") if key != "+" else ["+"]
+    if "ctrl" not in mods or set(mods) - {"ctrl", "shift"}:
+        return None
+    return _TERMINAL_SAME.get(f"ctrl+{last.lower()}")
 
 
 # -- reading ------------------------------------------------------------------------------------
@@ -247,6 +265,15 @@ def _keys(
         keys = normalise_key(spec) if isinstance(spec, str) else None
         if keys is None:
             reader.problem("keys", action, f"{_value(spec)} is not a key; keeping {_value(actions[action])}")
+            continue
+        same = next((k for k in keys.split(",") if terminal_same(k)), None)
+        if same is not None:
+            reader.problem(
+                "keys",
+                action,
+                f"{_value(same)} reaches the reader as {terminal_same(same)} (a terminal sends one "
+                f"code for both); keeping {_value(actions[action])}",
+            )
             continue
         taken = next((k for k in keys.split(",") if k in reserved), None)
         if taken is not None:
