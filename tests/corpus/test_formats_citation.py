@@ -211,7 +211,8 @@ def test_arxiv_snapshot_lines_and_a_generic_line_in_the_same_file() -> None:
     assert diphoton.authors == ["C. Balázs", "E. L. Berger", "P. M. Nadolsky", "C. -P. Yuan"]
     assert (diphoton.arxiv, diphoton.url) == ("0704.0001", "https://arxiv.org/abs/0704.0001")
     assert (diphoton.year, diphoton.kind, diphoton.doi) == (2007, "article", "10.1103/PhysRevD.76.013009")
-    assert diphoton.venue.startswith("Phys.Rev.D76") and diphoton.keywords == ["hep-ph"]
+    assert diphoton.venue == "" and diphoton.keywords == ["hep-ph"]  # "Phys.Rev.D76:013009,2007" names none
+    assert diphoton.record["custom"]["journal-ref"] == "Phys.Rev.D76:013009,2007"  # type: ignore[index]
     assert diphoton.abstract.startswith("A fully differential calculation in perturbative")
     first_line = json.loads(FIXTURES.joinpath("arxiv-snapshot.jsonl").open().readline())
     assert paper_id(normalise(first_line["abstract"])) in diphoton.aliases  # its id before issue 18

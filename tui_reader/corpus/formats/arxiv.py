@@ -64,21 +64,86 @@ def _str(record: dict[str, object], name: str) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
+# A journal-ref whose journal name ends at a space before the volume ("Nature 521, 436 (2015)",
+# "Phys. Rev. D 76, 013009 (2007)", "JHEP 0702:025,2007"); "Phys.Rev.D76:013009,2007" has no such
+# boundary, so it names no venue: the whole ref stays in the record, verbatim.
+_JOURNAL = re.compile(r"([A-Za-z][A-Za-z.&' -]*[A-Za-z.]),?\s+(?:[Vv]ol\.?\s*)?\d")
+
+
+def journal_name(ref: str) -> str:
+    """The journal a journal-ref names, only when it is clearly separable from the numbers."""
+    m = _JOURNAL.match(ref.strip())
+    if not m:
+        return ""
+    name = m.group(1).strip()
+    words = [w for w in re.split(r"[\s.]+", name) if w]
+    return name if words and any(len(w) > 1 for w in words) else ""
+
+
+def _dates(record: dict[str, object]) -> tuple[list[int], list[dict[str, object]]]:
+    """The first version's date as CSL date-parts, and each version as the snapshot gives it."""
+    versions = record.get("versions")
+    kept = [v for v in versions if isinstance(v, dict)] if isinstance(versions, list) else []
+    for version in kept[:1]:
+        created = version.get("created")
+        if isinstance(created, str):
+            try:
+                when = parsedate_to_datetime(created)
+            except (TypeError, ValueError, IndexError):
+                break
+            return [when.year, when.month, when.day], kept
+    return [], kept
+
+
+def _person(parts: object) -> dict[str, str] | None:
+    if not isinstance(parts, list) or not parts:
+        return None
+    last, first, suffix = ([to_text(str(p)) for p in parts] + ["", ""])[:3]
+    csl = {"family": last, "given": first, "suffix": suffix}
+    return {k: v for k, v in csl.items() if v} or None
+
+
+def _record(record: dict[str, object], journal: str) -> dict[str, object]:
+    """The snapshot's own fields: what CSL names at its names, the rest verbatim under custom."""
+    out: dict[str, object] = {"source-type": "arxiv", "type": "article-journal" if journal else "article"}
+    if journal:
+        out["container-title"] = journal
+    parsed = record.get("authors_parsed")
+    people = [p for p in (_person(n) for n in parsed) if p] if isinstance(parsed, list) else []
+    if people:
+        out["author"] = people
+    date, versions = _dates(record)
+    if date:
+        out["issued"] = {"date-parts": [date]}
+    last = versions[-1].get("version") if versions else None
+    if isinstance(last, str) and last:
+        out["version"] = last
+    read = {"id", "title", "abstract", "authors_parsed", "categories", "doi"} | (
+        {"authors"} if people else set()
+    )
+    custom = {k: v for k, v in record.items() if k not in read and v not in (None, "", [], {})}
+    if custom:
+        out["custom"] = custom
+    return out
+
+
 def build(path: Path, record: dict[str, object]) -> Paper | None:
     rid = _str(record, "id")
-    journal = to_text(_str(record, "journal-ref"))
+    ref = _str(record, "journal-ref")
+    journal = to_text(journal_name(ref)) if ref else ""
     doi = bare_doi(_str(record, "doi"))
     return make_paper(
         _str(record, "abstract"),  # as generic JSON reads it: the same abstract gets the same id
         source_name(path),
         to_text(_str(record, "title")),
         _people(record),
-        journal or "arXiv",
+        journal or ("" if ref else "arXiv"),
         _year(record),
         ARXIV_ABS + rid,
         doi=doi,
         arxiv=rid,
         keywords=_str(record, "categories").split(),
-        kind="article" if journal or doi else "misc",
+        kind="article" if ref or doi else "misc",
         title_only=True,
+        record=_record(record, journal),
     )

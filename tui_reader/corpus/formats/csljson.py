@@ -13,6 +13,7 @@ import html
 import re
 from pathlib import Path
 
+from tui_reader.corpus.formats import links
 from tui_reader.corpus.formats.common import (
     ARXIV_ABS,
     Entry,
@@ -144,10 +145,106 @@ def _venue(item: dict[str, object]) -> str:
     return _text(item.get("publisher"))  # a book's or a report's venue, as the exporter writes it
 
 
+# CSL variables the record keeps at their own names (RECORD.md), as clean text.
+_TEXT_VARIABLES = (
+    "container-title",
+    "container-title-short",
+    "collection-title",
+    "volume",
+    "issue",
+    "page",
+    "number",
+    "publisher",
+    "publisher-place",
+    "edition",
+    "ISBN",
+    "ISSN",
+    "language",
+    "note",
+    "version",
+    "genre",
+    "title-short",
+)
+_PEOPLE = ("author", "editor", "translator")
+_NAME_PARTS = ("family", "given", "suffix", "non-dropping-particle", "dropping-particle", "literal")
+# What Paper's own columns hold (or what says where the item came from): not repeated in custom.
+_COLUMNS = {"title", "abstract", "DOI", "URL", "keyword", "type", "id", "citation-key", "issued", "event"}
+
+
+def _person(name: object) -> dict[str, str] | None:
+    """A CSL name with its parts as clean text; an organisation stays {"literal": ...} whole."""
+    if isinstance(name, str):
+        return {"literal": _text(name)} if _text(name) else None
+    if not isinstance(name, dict):
+        return None
+    parts = {k: _text(name.get(k)) for k in _NAME_PARTS if _text(name.get(k))}
+    return parts or None
+
+
+def _issued(value: object) -> dict[str, object]:
+    """CSL ``issued`` as date-parts of integers, or {"raw": ...} for what they cannot say."""
+    if isinstance(value, dict):
+        parts = value.get("date-parts")
+        if isinstance(parts, list) and parts and isinstance(parts[0], list):
+            try:
+                first = [int(p) for p in parts[0][:3]]
+            except (TypeError, ValueError):
+                first = []
+            if first:
+                return {"date-parts": [first]}
+        for k in ("raw", "literal", "date-time"):
+            if _text(value.get(k)):
+                return {"raw": _text(value.get(k))}
+    elif _text(value):
+        return {"raw": _text(value)}
+    return {}
+
+
+def _record(item: dict[str, object], found: list[str]) -> dict[str, object]:
+    """Every CSL variable: the modelled ones at their RECORD.md keys, the rest verbatim under
+    "custom" (by the CSL name as written: PMID stays PMID)."""
+    out: dict[str, object] = {}
+    cite_key = _text(item.get("citation-key")) or _text(item.get("id"))
+    if cite_key:
+        out["citation-key"] = cite_key
+    kind = _text(item.get("type"))
+    if kind:
+        out["source-type"] = kind
+        out["type"] = kind
+    for name in _TEXT_VARIABLES:
+        value = _text(item.get(name))
+        if value:
+            out[name] = value
+    event = item.get("event-title") or item.get("event")
+    if _text(event.get("name") if isinstance(event, dict) else event):
+        out["event"] = _text(event.get("name") if isinstance(event, dict) else event)
+    issued = _issued(item.get("issued"))
+    if issued:
+        out["issued"] = issued
+    for role in _PEOPLE:
+        names = item.get(role)
+        people = [p for p in (_person(n) for n in names) if p] if isinstance(names, list) else []
+        if people:
+            out[role] = people
+    if len(found) > 1:
+        out["links"] = found
+    modelled = {*_TEXT_VARIABLES, *_PEOPLE, *_COLUMNS, "event-title"}
+    custom = {k: v for k, v in item.items() if k not in modelled and v not in (None, "", [], {})}
+    if isinstance(item.get("id"), str | int) and str(item["id"]) != cite_key:
+        custom["id"] = item["id"]
+    for name in _TEXT_VARIABLES:  # a value the clean text cannot say whole (a list of titles)
+        if isinstance(item.get(name), list | dict) and len(item[name]) > 1:  # type: ignore[arg-type]
+            custom[name] = item[name]
+    if custom:
+        out["custom"] = custom
+    return out
+
+
 def build(path: Path, item: object) -> Paper | None:
     if not isinstance(item, dict):
         return None
-    url, doi = _text(item.get("URL")), bare_doi(_text(item.get("DOI")))
+    found = links.split([_text(item.get("URL"))])
+    url, doi = links.first_web(found) or (found[0] if found else ""), bare_doi(_text(item.get("DOI")))
     arxiv = arxiv_id(url, doi, _text(item.get("number")), _text(item.get("archive_location")))
     kind = _text(item.get("type")).lower()
     return make_paper(
@@ -163,4 +260,5 @@ def build(path: Path, item: object) -> Paper | None:
         keywords=split_keywords(item.get("keyword")),
         kind=KINDS.get(kind, kind),
         title_only=True,
+        record=_record(item, found),
     )

@@ -158,7 +158,7 @@ _MIME = {
 def _parser() -> Any:
     import rispy
 
-    class ZoteroLines(rispy.RisParser):  # type: ignore[misc]
+    class ZoteroLines(rispy.RisParser):
         """rispy's parser reading a tag line as Zotero does: one or two spaces before the dash."""
 
         def parse_line(self, line: str) -> tuple[str, str] | tuple[None, str]:
@@ -351,9 +351,8 @@ def _venue(tags: Tags, code: str, title_tag: str) -> tuple[str, dict[str, object
     book or proceedings title) before the JO/JA/J2 abbreviation; a book's T2 is its series and its
     venue its publisher (PB)."""
     out: dict[str, object] = {}
-    full_tags = ("JF", "BT") if code in BOOKS else ("JF", "T2", "BT")
-    full_tags = tuple(t for t in full_tags if t != title_tag)
-    full = _one_line(tags.take(*full_tags))
+    candidates = ("JF", "BT") if code in BOOKS else ("JF", "T2", "BT")
+    full = _one_line(tags.take(*(t for t in candidates if t != title_tag)))
     short_tag, short = tags.first("JO", "JA", "J2")
     short = _one_line(short)
     if full:
