@@ -69,6 +69,7 @@ async def test_e_exports_the_whole_answer_when_the_list_holds_a_page(
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await ready(pilot)
         await search(pilot, "learning")
+        await drained(pilot)  # no answer still on its way to replace the page set below
         result, corpus = screen.result, screen.corpus
         assert result is not None and corpus is not None and result.total > 3
         page = dataclasses.replace(result, hits=result.hits[:3])  # the list's first page only
