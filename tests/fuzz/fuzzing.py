@@ -1,9 +1,10 @@
 """What the fuzz targets share: the profiles, a time budget per target, a hang guard, and the
 mutations of real files (as SQLite's fuzzers start from real databases and queries).
 
-Each target is ``@given(st.data())`` and draws its input inside the test, after ``budget.spent()``:
-once a target's FUZZ_SECONDS are used up the remaining examples draw nothing, and Hypothesis
-stops at once (nothing left to explore), so ``make fuzz`` is bounded by time as well as count.
+A target is ``run(name, strategy, check)``: one Hypothesis run in the smoke profile (the normal
+test run); under the fuzz profile, runs of FUZZ_CHUNK new random examples one after another until
+the target's FUZZ_SECONDS are used, so ``make fuzz`` is bounded by time. The inputs each target
+tried are printed at the end of the session (conftest.py).
 """
 
 from __future__ import annotations
@@ -12,16 +13,20 @@ import contextlib
 import os
 import re
 import signal
+import sys
 import time
+import traceback
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
+from typing import TypeVar
 
-from hypothesis import HealthCheck, event, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+T = TypeVar("T")
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "formats"
@@ -63,21 +68,38 @@ SECONDS = float(os.environ.get("FUZZ_SECONDS", "30")) if FUZZING else float("inf
 HANG_SECONDS = int(os.environ.get("FUZZ_HANG_SECONDS", "20"))
 
 
-class Budget:
-    """A target's share of FUZZ_SECONDS, counted from its first example."""
+CHUNK = int(os.environ.get("FUZZ_CHUNK", "200"))
+TRIED: dict[str, tuple[int, float]] = {}  # target -> (inputs tried, seconds)
 
-    def __init__(self) -> None:
-        self.start: float | None = None
-        self.tried = 0
 
-    def spent(self) -> bool:
-        now = time.monotonic()
-        if self.start is None:
-            self.start = now
-        if now - self.start > SECONDS:
-            return True
-        self.tried += 1
-        return False
+def run(name: str, strategy: st.SearchStrategy[T], check: Callable[[T], None]) -> None:
+    """Try ``check`` on inputs drawn from ``strategy`` (see the module's docstring)."""
+    count = 0
+
+    def once(value: T) -> None:
+        nonlocal count
+        count += 1
+        check(value)
+
+    start = time.monotonic()
+    found: list[BaseException] = []
+    try:
+        while True:
+            chunk = settings(fuzz_settings(), max_examples=CHUNK) if FUZZING else fuzz_settings()
+            try:
+                settings(chunk)(given(strategy)(once))()
+            except Exception as exc:  # fuzzing: say it, and look for more until the time is up
+                if not FUZZING:
+                    raise
+                found.append(exc)
+                print(f"=== {name}: finding {len(found)} ===", file=sys.stderr)
+                print("".join(traceback.format_exception(exc))[-6000:], file=sys.stderr)
+            if not FUZZING or time.monotonic() - start > SECONDS:
+                break
+    finally:
+        TRIED[name] = (count, time.monotonic() - start)
+    if found:
+        raise found[0]
 
 
 def tally(name: str) -> None:

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from fuzzing import Budget, bad_chars, fuzz_settings, mutated, no_hang, tally
-from hypothesis import given
+from fuzzing import bad_chars, mutated, no_hang, run, tally
 from hypothesis import strategies as st
 
 from tui_reader.app.commands import reader_keys, reserved_keys
@@ -141,7 +140,6 @@ KINDS = {
         lambda s: s._store.read_only,  # type: ignore[attr-defined]
     ),
 }
-BUDGETS = {name: Budget() for name in [*KINDS, "config"]}
 
 
 def _valid(kind: Kind) -> dict[str, bytes]:
@@ -187,17 +185,20 @@ def check_store(name: str, target: str, raw: bytes) -> None:
             kind.open_read(path)
 
 
-@pytest.mark.parametrize("name", list(KINDS))
-@fuzz_settings()
-@given(data=st.data())
-def test_store_reader_never_fails(name: str, data: st.DataObject) -> None:
-    if BUDGETS[name].spent():
-        return
+OTHERS = [c for v in VALID.values() for c in v.values()]
+
+
+def store_files(name: str) -> st.SearchStrategy[tuple[str, bytes]]:
+    """One of the store's files, and new bytes for it."""
     files = VALID[name]
-    target = data.draw(st.sampled_from(sorted(files)), label="file")
-    others = [c for v in VALID.values() for c in v.values()]
-    raw = data.draw(mutated([files[target]], others), label="bytes")
-    check_store(name, target, raw)
+    return st.sampled_from(sorted(files)).flatmap(
+        lambda target: st.tuples(st.just(target), mutated([files[target]], OTHERS))
+    )
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+def test_store_reader_never_fails(name: str) -> None:
+    run(name, store_files(name), lambda file: check_store(name, *file))
 
 
 @pytest.mark.parametrize("name", list(KINDS))
@@ -217,12 +218,7 @@ quit = "ctrl+q"
 THEMES = {"textual-dark", "nord", "gruvbox"}
 
 
-@fuzz_settings()
-@given(data=st.data())
-def test_config_reader_never_fails(data: st.DataObject) -> None:
-    if BUDGETS["config"].spent():
-        return
-    raw = data.draw(mutated([CONFIG], [CONFIG, *VALID["session"].values()]), label="config")
+def check_config(raw: bytes) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "config.toml"
         path.write_bytes(raw)
@@ -240,3 +236,11 @@ def test_config_reader_never_fails(data: st.DataObject) -> None:
         again = load_config(path, reader_keys(), THEMES, reserved_keys())
         if not any("theme" in p for p in again.problems):
             assert again.theme == "gruvbox"
+
+
+def test_config_reader_never_fails() -> None:
+    run("config", mutated([CONFIG], [CONFIG, *VALID["session"].values()]), check_config)
+
+
+def test_the_valid_config_reads_clean() -> None:
+    check_config(CONFIG)
