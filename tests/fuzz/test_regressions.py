@@ -21,11 +21,6 @@ def _urls(tmp_path: Path, name: str, content: bytes) -> list[str]:
         corpus.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="jsonfmt.build keeps the first link even when it is not a web link "
-    "(links.first_web(found) or found[0]): a DOI, a path or javascript: becomes paper.url",
-)
 @pytest.mark.parametrize(
     "value",
     ["10.1103/PhysRevD.76.013009", "javascript:alert(1)", "/etc/passwd"],

@@ -103,9 +103,9 @@ def _person(parts: object) -> dict[str, str] | None:
     return {k: v for k, v in csl.items() if v} or None
 
 
-def _record(record: dict[str, object], journal: str) -> dict[str, object]:
+def _record(record: dict[str, object], journal: str, published: bool) -> dict[str, object]:
     """The snapshot's own fields: what CSL names at its names, the rest verbatim under custom."""
-    out: dict[str, object] = {"source-type": "arxiv", "type": "article-journal" if journal else "article"}
+    out: dict[str, object] = {"source-type": "arxiv", "type": "article-journal" if published else "article"}
     if journal:
         out["container-title"] = journal
     parsed = record.get("authors_parsed")
@@ -145,5 +145,5 @@ def build(path: Path, record: dict[str, object]) -> Paper | None:
         keywords=_str(record, "categories").split(),
         kind="article" if ref or doi else "misc",
         title_only=True,
-        record=_record(record, journal),
+        record=_record(record, journal, bool(ref)),
     )

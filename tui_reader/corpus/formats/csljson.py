@@ -228,7 +228,9 @@ def _record(item: dict[str, object], found: list[str]) -> dict[str, object]:
             out[role] = people
     if len(found) > 1:
         out["links"] = found
-    modelled = {*_TEXT_VARIABLES, *_PEOPLE, *_COLUMNS, "event-title"}
+    modelled = {*_TEXT_VARIABLES, *_PEOPLE, *_COLUMNS, "event-title"} - (
+        set() if any(map(links.is_web, found)) else {"URL"}
+    )
     custom = {k: v for k, v in item.items() if k not in modelled and v not in (None, "", [], {})}
     if isinstance(item.get("id"), str | int) and str(item["id"]) != cite_key:
         custom["id"] = item["id"]
@@ -244,7 +246,7 @@ def build(path: Path, item: object) -> Paper | None:
     if not isinstance(item, dict):
         return None
     found = links.split([_text(item.get("URL"))])
-    url, doi = links.first_web(found) or (found[0] if found else ""), bare_doi(_text(item.get("DOI")))
+    url, doi = links.first_web(found), bare_doi(_text(item.get("DOI")))  # a path is never the link
     arxiv = arxiv_id(url, doi, _text(item.get("number")), _text(item.get("archive_location")))
     kind = _text(item.get("type")).lower()
     return make_paper(

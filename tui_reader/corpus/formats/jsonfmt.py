@@ -18,6 +18,7 @@ from tui_reader.atomic import open_regular
 from tui_reader.corpus.formats import arxiv, common, encoding, links
 from tui_reader.corpus.formats.common import (
     Record,
+    bare_doi,
     fmt,
     is_gzip,
     key,
@@ -257,6 +258,7 @@ def build(path: Path, payload: object) -> Paper | None:
         return None
     url_value = _first(payload, URL_KEYS)
     found = links.split(url_value if isinstance(url_value, list) else [url_value])
+    doi = payload.get("doi")
     return make_paper(
         abstract,
         source_name(path),
@@ -264,7 +266,8 @@ def build(path: Path, payload: object) -> Paper | None:
         _first(payload, AUTHOR_KEYS),
         _first(payload, VENUE_KEYS),
         _first(payload, YEAR_KEYS),
-        links.first_web(found) or (found[0] if found else None),
+        links.first_web(found) or None,  # a DOI, a path or javascript: is never the link
+        doi=bare_doi(doi) if isinstance(doi, str) else "",
         record=_record(payload, found),
     )
 
@@ -276,6 +279,8 @@ def _record(payload: dict[str, object], found: list[str]) -> dict[str, object]:
     if len(found) > 1:
         out["links"] = found
     read = {_chosen(payload, keys) for keys in _GROUPS}
+    if not links.first_web(found):
+        read.discard(_chosen(payload, URL_KEYS))  # no web link in it: kept verbatim, not lost
     custom = {k: v for k, v in payload.items() if k not in read and v not in (None, "", [], {})}
     if custom:
         out["custom"] = custom

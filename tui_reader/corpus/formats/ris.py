@@ -478,11 +478,13 @@ def build(path: Path, data: object) -> Paper | None:
         record["author"] = authors
     if len(found) > 1:
         record["links"] = found
+    elif found and not links.is_web(found[0]):
+        tags.used["UR"] = 0  # not a web link: kept verbatim under custom, never the url
     keywords = split_keywords(tags.take_all("KW"))
     custom = tags.rest()
     if custom:
         record["custom"] = custom
-    url = links.first_web(found) or (found[0] if found else "")
+    url = links.first_web(found)
     return make_paper(
         abstract,
         source_name(path),
