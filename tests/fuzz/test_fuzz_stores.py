@@ -134,7 +134,7 @@ KINDS = {
     "arrivals": Kind(
         "arrivals.json",
         _arrivals_fill,
-        lambda p: ArrivalStore(p),
+        lambda p: (s := ArrivalStore(p), s.record(["p1", "p2"]))[0],  # a launch reads it
         lambda p, w: ArrivalStore(p).record([w]) and None,
         _arrived,
         lambda s: s._store.read_only,  # type: ignore[attr-defined]

@@ -31,3 +31,13 @@ def test_a_json_lines_link_that_is_no_url_is_no_link(tmp_path: Path, value: str)
     line = b'{"title": "t", "abstract": "An abstract of some length.", "url": "%s"}\n' % value.encode()
     urls = _urls(tmp_path, "in.jsonl", line)
     assert urls and all(url_problem(u) is None for u in urls), urls
+
+
+def test_an_ris_link_that_is_no_url_is_no_link(tmp_path: Path) -> None:
+    """Found by the RIS target: a truncated UR line ("UR  - j") became paper.url "j"."""
+    ris = (
+        b"TY  - JOUR\r\nT1  - Several links in one field\r\nA1  - Smith, John\r\n"
+        b"Y1  - 2018\r\nJF  - Journal of Stuff\r\nUR  - j"
+    )
+    urls = _urls(tmp_path, "in.ris", ris)
+    assert urls == [""]
