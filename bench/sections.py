@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bench import hostile, launch, measures, profiling, queries, recall, tui
+from bench import bookmarks_store, hostile, launch, measures, profiling, queries, recall, tui
 from bench.engines import Fts5, Grep
 from bench.report import Budget, Row, Summary
 from tui_reader.corpus.corpus import Corpus, load_corpus
@@ -88,7 +88,8 @@ def everything(ctx: Context) -> list[Row]:
     index.close()
     corpus.close()
     rows += update_rows(ctx, corpus_file)
-    order = ["corpus.", "index.", "update.", "search.", "recall.", "highlight.", "tui."]
+    rows += bookmarks_store.rows(ctx.workdir)
+    order = ["corpus.", "index.", "update.", "search.", "recall.", "highlight.", "tui.", "store."]
     return sorted(rows, key=lambda r: next(i for i, p in enumerate(order) if r.key.startswith(p)))
 
 

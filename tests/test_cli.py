@@ -13,6 +13,7 @@ import pytest
 from support import SEED_FILES, run_cli, run_cli_many
 
 from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.library.bookmarks import BookmarkStore
 from tui_reader.library.citekeys import key_base
 from tui_reader.search.index import SearchIndex
 
@@ -185,11 +186,12 @@ def test_bookmarks_round_trip(cwd: Path, isolated_env: Path, seed_corpus: Corpus
     assert pid in added.stdout and title in added.stdout
     store = isolated_env / "data" / "tui-reader" / "bookmarks.json"
     data = json.loads(store.read_text("utf-8"))
-    assert data["version"] == 2
+    assert data["version"] == 3
     assert [(b["id"], b["title"], b["note"]) for b in data["bookmarks"]] == [
         (pid, title, "check the MoE part"),
     ]
-    assert data["bookmarks"][0]["paper"]["abstract"] == seed_corpus.paper(2).abstract  # the snapshot
+    snap = BookmarkStore(store).get(pid).snapshot  # type: ignore[union-attr]  # in its pack
+    assert snap is not None and snap.abstract == seed_corpus.paper(2).abstract
 
     listed, markdown, bibtex, as_json = run_cli_many(
         ("bookmarks", "list"),
@@ -214,7 +216,8 @@ def test_bookmarks_round_trip(cwd: Path, isolated_env: Path, seed_corpus: Corpus
     assert json.loads(store.read_text("utf-8"))["bookmarks"] == []
     again = run_cli("bookmarks", "remove", pid, cwd=cwd)
     assert again.returncode == 1 and "not bookmarked" in again.stderr
-    assert sorted(p.name for p in store.parent.iterdir()) == ["bookmarks.json", "bookmarks.json.lock"]
+    beside = ["bookmarks.json", "bookmarks.json.lock", "bookmarks.json.snapshots"]  # + the snapshot packs
+    assert sorted(p.name for p in store.parent.iterdir()) == beside
 
 
 @pytest.mark.usefixtures("warm")
@@ -232,7 +235,7 @@ def test_bookmarks_option_file_and_unknown_ids(cwd: Path, tmp_path: Path, seed_c
         "utf-8",
     )
     future = tmp_path / "future.json"
-    raw = b'{"version": 3, "bookmarks": []}'
+    raw = b'{"version": 4, "bookmarks": []}'
     future.write_bytes(raw)
     bad, listed, newer = run_cli_many(
         ("bookmarks", "add", "ffffffffffff", "--bookmarks", str(store)),

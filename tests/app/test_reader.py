@@ -128,7 +128,7 @@ async def test_bookmark_view_and_note(make_app: MakeApp, bookmarks_path: Path) -
         await pilot.pause()
         pid = screen.corpus.ids[1]
         data = json.loads(bookmarks_path.read_text())
-        assert data["version"] == 2 and [b["id"] for b in data["bookmarks"]] == [pid]
+        assert data["version"] == 3 and [b["id"] for b in data["bookmarks"]] == [pid]
         assert pid in screen.papers.marked
         assert "★ Bookmarked" in detail_text(app)
         await pilot.press("B")

@@ -29,7 +29,7 @@ ZOTERO = Path(__file__).resolve().parents[1] / "fixtures" / "formats" / "zotero.
 
 
 def saved(path: Path) -> dict[str, dict[str, object]]:
-    return {b["id"]: b for b in json.loads(path.read_text())["bookmarks"]}
+    return {m.id: m.to_dict() for m in BookmarkStore(path).all()}  # snapshots inline, from their packs
 
 
 def prompts(app: ReaderApp) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -43,12 +44,13 @@ def test_file_shape(store_path: Path) -> None:
     mark = store.add("abc123", "A title", note="a note")
     data = on_disk(store_path)
     assert data == {
-        "version": 2,
+        "version": 3,
+        "generation": data["generation"],  # new at every write: a change can tell nobody wrote since
         "bookmarks": [
             {"id": "abc123", "title": "A title", "added": mark.added, "note": "a note"},
         ],
     }
-    assert VERSION == 2
+    assert VERSION == 3 and re.fullmatch("[0-9a-f]{32}", data["generation"])  # type: ignore[arg-type]
     assert datetime.fromisoformat(mark.added).tzinfo is not None
     assert store_path.read_text("utf-8").endswith("\n")
 
@@ -142,7 +144,7 @@ def test_newer_version_is_never_overwritten(store_path: Path) -> None:
     store_path.parent.mkdir(parents=True)
     raw = json.dumps(
         {
-            "version": 3,
+            "version": 4,
             "bookmarks": [
                 {"id": "keep", "title": "Kept", "added": "2030-01-01", "note": "", "tags": ["x"]},
             ],
@@ -152,7 +154,7 @@ def test_newer_version_is_never_overwritten(store_path: Path) -> None:
     store_path.write_bytes(raw)
     store = BookmarkStore(store_path)
     assert store.read_only and store.ids() == {"keep"}
-    assert store.warnings and "version 3" in store.warnings[0]
+    assert store.warnings and "version 4" in store.warnings[0]
     assert store.get("keep").tags == ["x"]  # type: ignore[union-attr]
     with pytest.raises(ReadOnlyStore):
         store.add("new", "New")
@@ -167,7 +169,7 @@ def test_newer_version_is_never_overwritten(store_path: Path) -> None:
 
 def test_newer_version_with_a_new_shape_is_never_overwritten(store_path: Path) -> None:
     store_path.parent.mkdir(parents=True)
-    raw = json.dumps({"version": 3, "bookmarks": {"keep": {"title": "Kept"}}}).encode()
+    raw = json.dumps({"version": 4, "bookmarks": {"keep": {"title": "Kept"}}}).encode()
     store_path.write_bytes(raw)
     store = BookmarkStore(store_path)
     with pytest.raises(ReadOnlyStore):
@@ -286,7 +288,7 @@ def test_a_version_1_file_is_upgraded_on_the_first_write_with_a_backup(store_pat
     backup = store_path.with_name("bookmarks.json.v1.bak")
     assert backup.read_bytes() == raw  # byte for byte
     data = on_disk(store_path)
-    assert data["version"] == 2 and data["theme"] == {"kept": [1, 2]}
+    assert data["version"] == VERSION and data["theme"] == {"kept": [1, 2]}
     marks = data["bookmarks"]
     assert marks[0] == V1["bookmarks"][0]  # type: ignore[index]  # untouched, unknown key and all
     assert marks[1] == {**V1["bookmarks"][2], "tags": ["new"]}  # type: ignore[index, dict-item]
@@ -297,18 +299,19 @@ def test_a_version_1_file_is_upgraded_on_the_first_write_with_a_backup(store_pat
     assert backup.read_bytes() == b"an older backup"
     store_path.write_bytes(raw)  # a version-1 file again (copied back by hand): its backup stays
     store.add("d", "Delta")
-    assert backup.read_bytes() == b"an older backup" and on_disk(store_path)["version"] == 2
+    assert backup.read_bytes() == b"an older backup" and on_disk(store_path)["version"] == VERSION
 
 
-def test_a_reader_of_version_1_refuses_a_version_2_file(
-    store_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("older", [1, 2])
+def test_an_older_reader_refuses_a_version_3_file(
+    store_path: Path, monkeypatch: pytest.MonkeyPatch, older: int
 ) -> None:
     BookmarkStore(store_path).set_tags("a", ["x"], title="Alpha")
     raw = store_path.read_bytes()
-    monkeypatch.setattr(bookmarks, "VERSION", 1)  # the reader as it was before tags
+    monkeypatch.setattr(bookmarks, "VERSION", older)  # the reader as it was before
     old = BookmarkStore(store_path)
     assert old.read_only and old.ids() == {"a"}
-    assert old.warnings == [f"{store_path} is from a newer tui-reader (version 2); not changing it"]
+    assert old.warnings == [f"{store_path} is from a newer tui-reader (version 3); not changing it"]
     with pytest.raises(ReadOnlyStore, match=r"could not save bookmarks: .* newer tui-reader"):
         old.add("b", "Beta")
     assert store_path.read_bytes() == raw

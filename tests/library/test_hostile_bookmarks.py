@@ -167,7 +167,7 @@ def test_unknown_keys_and_entries_survive_a_change(store_path: Path) -> None:
     assert store.warnings == [f"{store_path}: 5 entries this version does not understand, kept unchanged"]
     store.add("new1", "New")
     after = json.loads(store_path.read_text("utf-8"))
-    assert after["settings"] == doc["settings"] and after["zzz"] == 1 and after["version"] == 2
+    assert after["settings"] == doc["settings"] and after["zzz"] == 1 and after["version"] == 3
     assert store_path.with_name("bookmarks.json.v1.bak").read_bytes() == raw  # the old file, kept
     first, added, *rest = after["bookmarks"]
     assert first == {"id": "dup", "title": "first copy", "added": "2024-01-01", "note": "n"}

@@ -11,7 +11,7 @@ import pytest
 from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.paper import Paper
 from tui_reader.library import jsonstore
-from tui_reader.library.bookmarks import BookmarkStore, normalise_tags, snapshot_dict
+from tui_reader.library.bookmarks import VERSION, BookmarkStore, normalise_tags, snapshot_dict
 
 NOTE = "first line\n\tindented second line\nthird line"
 
@@ -26,7 +26,15 @@ def on_disk(path: Path) -> dict[str, object]:
 
 
 def entries(path: Path) -> dict[str, dict[str, object]]:
-    return {e["id"]: e for e in on_disk(path)["bookmarks"]}  # type: ignore[union-attr]
+    """The list's entries, each snapshot read from its pack beside the file (as ``paper``)."""
+    out = {}
+    for entry in on_disk(path)["bookmarks"]:  # type: ignore[union-attr]
+        ref = entry.pop("snapshot", None)
+        if ref is not None:
+            pack = path.with_name(path.name + ".snapshots") / f"{ref[:2]}.json"
+            entry["paper"] = json.loads(pack.read_text("utf-8"))["snapshots"][ref]
+        out[entry["id"]] = entry
+    return out
 
 
 def a_paper(pid: str = "p1", **kw: object) -> Paper:
@@ -167,7 +175,9 @@ def test_opening_never_upgrades_a_version_1_file(path: Path) -> None:
     assert store.older_file and store.refresh_snapshots(papers.get) == 0
     assert path.read_bytes() == before and not path.with_name(path.name + ".v1.bak").exists()
     store.set_note("p1", "now", snapshot=papers["p1"])  # the user's change: upgraded, backed up
-    assert on_disk(path)["version"] == 2 and path.with_name(path.name + ".v1.bak").read_bytes() == before
+    assert (
+        on_disk(path)["version"] == VERSION and path.with_name(path.name + ".v1.bak").read_bytes() == before
+    )
     assert not store.older_file and store.refresh_snapshots(papers.get) == 0  # its snapshot is fresh
 
 

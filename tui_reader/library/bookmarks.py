@@ -1,23 +1,47 @@
 """Bookmarks: a versioned JSON file two running readers share without losing a write (jsonstore).
 
-Version 2 adds, per entry, ``tags`` and ``paper``: a snapshot of the paper's citation fields,
-taken when it is bookmarked, tagged or noted and refreshed while a collection holding it is open,
-so an export is complete without the collection. A version-1 file is upgraded by the user's first
-change (kept as ``bookmarks.json.v1.bak``), not by opening it. What it does not know is kept.
+Version 2 added, per entry, ``tags`` and ``paper``: a snapshot of the paper's citation fields
+(and, since issue 18, its full ``record``), taken when it is bookmarked, tagged or noted and
+refreshed while a collection holding it is open, so an export is complete without the collection.
+
+Version 3 (issue 22: 50,000 bookmarks made a 38 MB file that every change parsed and rewrote)
+keeps the snapshots beside the list: ``bookmarks.json`` holds the list, each entry naming its
+snapshot by the digest of its content (``"snapshot": "<32 hex>"``), and the snapshots live in
+``bookmarks.json.snapshots/XX.json``, 256 packs keyed by the digest's first two hex digits. A
+change writes the list and only the packs of the snapshots it made (content-addressed: a pack
+only gains entries, so two readers never clash); snapshots are read when first asked for. The
+list carries a generation stamp, so a change skips parsing it again when no other reader wrote
+since. A version-1 or -2 file is read as it is and upgraded by the user's first change (kept
+byte for byte as ``bookmarks.json.v1.bak`` / ``.v2.bak``), not by opening it; an older reader
+refuses a version-3 file. What this version does not know is kept.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import hashlib
+import json
+import re
 from collections import Counter
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
+from tui_reader.atomic import atomic_write_bytes, new_file_mode, open_regular, real_path
 from tui_reader.corpus.paper import Paper
-from tui_reader.corpus.text import clean_label, clean_text
-from tui_reader.library.jsonstore import Doc, JsonStore, ReadOnlyStore, StoreNotSaved, list_of
+from tui_reader.corpus.text import clean_label, clean_text, safe_json
+from tui_reader.library.jsonstore import (
+    Doc,
+    Encoded,
+    JsonStore,
+    ReadOnlyStore,
+    StoreNotSaved,
+    list_of,
+    listed_lines,
+)
 
 __all__ = [
     "VERSION",
@@ -29,17 +53,20 @@ __all__ = [
     "snapshot_dict",
 ]
 
-VERSION = 2
+VERSION = 3
 MAX_FILE_BYTES = 64 * 2**20  # a bookmarks file larger than this is not read (and not written)
 KEY = "bookmarks"
 MAX_TAG = 100  # characters of a tag worth keeping
 _KNOWN = ("id", "title", "added", "note")
+PACKS = ".snapshots"  # bookmarks.json.snapshots/: the snapshot packs
 # The snapshot's fields: what a citation needs. Text fields are one line; the abstract keeps lines.
 SNAPSHOT_TEXT = ("title", "venue", "url", "doi", "arxiv", "kind")
 SNAPSHOT_LISTS = ("authors", "keywords")
 SNAPSHOT = ("title", "authors", "year", "venue", "url", "doi", "arxiv", "keywords", "kind", "abstract")
+RECORD = "record"  # Paper.record (RECORD.md): kept whole, so an export from a snapshot has every field
 
 T = TypeVar("T")
+_REF = re.compile(r"[0-9a-f]{32}")
 
 
 class BookmarksNotSaved(StoreNotSaved):
@@ -70,7 +97,20 @@ def snapshot_dict(paper: Paper) -> dict[str, object]:
         value = getattr(paper, key)
         if value or (key == "year" and value is not None):
             out[key] = list(value) if isinstance(value, list) else value
+    if paper.record:
+        out[RECORD] = json.loads(json.dumps(paper.record))  # a copy, plain JSON
     return out
+
+
+def _clean_record(value: object, verbatim: bool = False) -> object:
+    """A record read back: its text made safe as the importers made it, "custom" verbatim."""
+    if isinstance(value, str):
+        return value if verbatim else clean_text(value)
+    if isinstance(value, list):
+        return [_clean_record(v, verbatim) for v in value]
+    if isinstance(value, dict):
+        return {k: _clean_record(v, verbatim or k == "custom") for k, v in value.items()}
+    return value
 
 
 def _snapshot(raw: dict[str, object], pid: str) -> tuple[Paper, dict[str, object]]:
@@ -87,12 +127,106 @@ def _snapshot(raw: dict[str, object], pid: str) -> tuple[Paper, dict[str, object
             known[key] = [clean_label(v) for v in value]
         elif key == "year" and isinstance(value, int) and not isinstance(value, bool):
             known[key] = value
+        elif key == RECORD and isinstance(value, dict):
+            known[key] = _clean_record(value)
         else:
             other[key] = value
     paper = Paper(id=pid, title="", abstract="")
     for key, value in known.items():
         setattr(paper, key, value)
     return paper, other
+
+
+def digest(snapshot: dict[str, object]) -> str:
+    """A snapshot's name in the packs: the hash of its content (same content, same name)."""
+    data = json.dumps(snapshot, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+class Packs:
+    """The snapshots of a version-3 store, beside its file: ``NAME.snapshots/XX.json`` holds
+    ``{"version": 1, "snapshots": {digest: snapshot}}`` for the digests starting with XX. A pack
+    is read when one of its snapshots is first asked for; writes happen under the store's lock."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._read: dict[str, dict[str, object]] = {}
+
+    @property
+    def folder(self) -> Path:
+        target = real_path(self.path)
+        return target.with_name(target.name + PACKS)
+
+    def _pack(self, prefix: str) -> dict[str, object]:
+        pack = self._read.get(prefix)
+        if pack is None:
+            pack = self._read[prefix] = self._load(self.folder / f"{prefix}.json")
+        return pack
+
+    @staticmethod
+    def _load(path: Path) -> dict[str, object]:
+        try:
+            with open_regular(path) as fh:
+                data = json.loads(fh.read().decode("utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+            return {}  # missing or damaged: its snapshots are missing (a refresh takes them again)
+        found = data.get("snapshots") if isinstance(data, dict) else None
+        return found if isinstance(found, dict) else {}
+
+    def get(self, name: str) -> dict[str, object] | None:
+        found = self._pack(name[:2]).get(name)
+        return found if isinstance(found, dict) else None
+
+    def put(self, snapshots: Mapping[str, dict[str, object]], not_saved: type[StoreNotSaved]) -> None:
+        """Add snapshots (call with the store's lock held): each pack they fall in is read as it
+        is on disk now and written atomically with them; packs they do not touch are not. A
+        write that fails raises ``not_saved``: the list is then not written either."""
+        try:
+            self._put(snapshots)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                self.folder.rmdir()  # made for this write, and left empty: gone again
+            reason = (exc.strerror or str(exc)).lower()
+            raise not_saved(
+                f"could not save bookmarks: {reason} ({clean_label(str(self.path))}); the file is unchanged"
+            ) from exc
+
+    def drop(self, names: set[str]) -> None:
+        """Forget snapshots no bookmark names (a removed bookmark's, a refreshed one's old):
+        only their packs are rewritten. Housekeeping: a pack that cannot be written keeps them."""
+        by_pack: dict[str, set[str]] = {}
+        for name in names:
+            by_pack.setdefault(name[:2], set()).add(name)
+        mode = new_file_mode(real_path(self.path))
+        for prefix, drop in sorted(by_pack.items()):
+            path = self.folder / f"{prefix}.json"
+            pack = self._load(path)
+            if not drop & pack.keys():
+                continue
+            for name in drop:
+                pack.pop(name, None)
+            with contextlib.suppress(OSError):
+                self._write(path, pack, mode)
+            self._read[prefix] = pack
+
+    @staticmethod
+    def _write(path: Path, pack: dict[str, object], mode: int) -> None:
+        data = json.dumps({"version": 1, "snapshots": pack}, ensure_ascii=False, separators=(",", ":"))
+        atomic_write_bytes(path, (data + "\n").encode("utf-8", "surrogatepass"), mode=mode)
+
+    def _put(self, snapshots: Mapping[str, dict[str, object]]) -> None:
+        by_pack: dict[str, dict[str, dict[str, object]]] = {}
+        for name, snap in snapshots.items():
+            by_pack.setdefault(name[:2], {})[name] = snap
+        mode = new_file_mode(real_path(self.path))  # as private as the list
+        for prefix, new in sorted(by_pack.items()):
+            path = self.folder / f"{prefix}.json"
+            pack = self._load(path)
+            if all(name in pack for name in new):
+                continue
+            pack.update(new)
+            self._write(path, pack, mode)
+            self._read[prefix] = pack
 
 
 @dataclass(slots=True)
@@ -103,29 +237,104 @@ class Bookmark:
     note: str = ""
     extra: dict[str, object] = field(default_factory=dict)  # fields we do not know: kept as-is
     tags: list[str] = field(default_factory=list)  # normalised, sorted case-blind
-    snapshot: Paper | None = None  # the paper's citation fields when last seen (id = this id)
-    snapshot_extra: dict[str, object] = field(default_factory=dict, repr=False)
+    snapshot_ref: str = ""  # the digest of its snapshot in the packs ("": none, or not yet written)
+    _raw: dict[str, object] | None = field(default=None, repr=False)  # the snapshot, not yet parsed
+    _snap: Paper | None = field(default=None, repr=False)
+    _snap_extra: dict[str, object] = field(default_factory=dict, repr=False)
+    _packs: Packs | None = field(default=None, repr=False, compare=False)
+    _line: tuple[tuple[object, ...], Encoded] | None = field(default=None, repr=False, compare=False)
+
+    def _state(self) -> tuple[object, ...]:
+        """What the list's entry is made of: while it is the same, the line written is too."""
+        tags = tuple(self.tags)
+        return (self.id, self.title, self.added, self.note, tags, self.snapshot_ref, len(self.extra))
+
+    @property
+    def snapshot(self) -> Paper | None:
+        """The paper's citation fields when last seen (id = this id), read when first asked for."""
+        if self._snap is None and self._raw is None and self.snapshot_ref and self._packs is not None:
+            self._raw = self._packs.get(self.snapshot_ref)
+        if self._snap is None and self._raw is not None:
+            self._snap, self._snap_extra = _snapshot(self._raw, self.id)
+        return self._snap
+
+    @property
+    def snapshot_extra(self) -> dict[str, object]:
+        """What the snapshot holds that this version does not understand: kept verbatim."""
+        return self._snap_extra if self.snapshot is not None else {}
+
+    def copy(self) -> Bookmark:
+        """A copy to change (its lists and dicts its own; the snapshot, never changed in place,
+        shared)."""
+        return Bookmark(
+            self.id,
+            self.title,
+            self.added,
+            self.note,
+            dict(self.extra),
+            list(self.tags),
+            self.snapshot_ref,
+            self._raw,
+            self._snap,
+            self._snap_extra,
+            self._packs,
+            self._line,
+        )
 
     def has_tag(self, name: str) -> bool:
         want = _tag_key(name)
         return any(t.casefold() == want for t in self.tags)
 
-    def to_dict(self) -> dict[str, object]:
+    def _base(self) -> dict[str, object]:
         out = {**self.extra, "id": self.id, "title": self.title, "added": self.added, "note": self.note}
         if self.tags:
             out["tags"] = list(self.tags)
-        if self.snapshot is not None:
-            out["paper"] = {**self.snapshot_extra, **snapshot_dict(self.snapshot)}
         return out
+
+    def snapshot_content(self) -> dict[str, object] | None:
+        """The snapshot as it is kept: its fields and what it held that we do not understand."""
+        if self._snap is not None:
+            return {**self._snap_extra, **snapshot_dict(self._snap)}
+        if self._raw is not None:
+            return self._raw
+        snap = self.snapshot
+        return None if snap is None else {**self._snap_extra, **snapshot_dict(snap)}
+
+    def to_dict(self) -> dict[str, object]:
+        """The bookmark with its snapshot inline (``paper``): what ``list --json`` shows."""
+        out = self._base()
+        snap = self.snapshot_content()
+        if snap is not None:
+            out["paper"] = snap
+        return out
+
+    def file_entry(self, new: dict[str, dict[str, object]]) -> Encoded:
+        """The entry as the version-3 list keeps it, as JSON (the line read or last written, when
+        nothing changed since); a snapshot not yet in the packs is added to ``new``."""
+        if not self.snapshot_ref and (self._snap is not None or self._raw is not None):
+            content = self.snapshot_content()
+            assert content is not None
+            self.snapshot_ref = digest(content)
+            new[self.snapshot_ref] = content
+        state = self._state()
+        if self._line is not None and self._line[0] == state:
+            return self._line[1]
+        out = self._base()
+        if self.snapshot_ref:
+            out["snapshot"] = self.snapshot_ref
+        line = Encoded(safe_json(out))
+        self._line = (state, line)
+        return line
 
     def take_snapshot(self, paper: Paper) -> bool:
         """Keep the paper's fields (made safe as a read would make them); True if they changed."""
         fresh, _ = _snapshot(snapshot_dict(paper), self.id)
         if not self.title:
             self.title = fresh.title
-        if self.snapshot is not None and snapshot_dict(self.snapshot) == snapshot_dict(fresh):
+        current = self.snapshot
+        if current is not None and snapshot_dict(current) == snapshot_dict(fresh):
             return False
-        self.snapshot = fresh
+        self._snap, self._raw, self.snapshot_ref = fresh, None, ""
         return True
 
 
@@ -140,26 +349,51 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _bookmark(entry: object) -> Bookmark | None:
+def _bookmark(
+    entry: object, packs: Packs | None = None, tag_memo: dict[tuple[str, ...], list[str]] | None = None
+) -> Bookmark | None:
     """An entry with a string id and string (or missing) fields, made safe to show. A ``tags`` or
-    ``paper`` of a shape this version does not know stays in ``extra``, verbatim."""
+    ``paper`` of a shape this version does not know stays in ``extra``, verbatim. ``tag_memo``:
+    tag lists already normalised in this read (most bookmarks share a few)."""
     if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
         return None
-    title, added, note = (_text(entry.get(k)) for k in _KNOWN[1:])
+    title, added, note = _text(entry.get("title")), _text(entry.get("added")), _text(entry.get("note"))
     if title is None or added is None or note is None:
         return None
-    pid = clean_label(entry["id"])
     extra = {k: v for k, v in entry.items() if k not in _KNOWN}
-    mark = Bookmark(pid, clean_label(title), clean_label(added), clean_text(note), extra)
+    mark = Bookmark(clean_label(entry["id"]), clean_label(title), clean_label(added), clean_text(note), extra)
+    if not extra:
+        return mark
     tags = extra.get("tags")
     if isinstance(tags, list) and all(isinstance(t, str) for t in tags):
-        mark.tags = normalise_tags(tags)
+        key = tuple(tags)
+        memo = tag_memo if tag_memo is not None else {}
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = normalise_tags(tags)
+        mark.tags = list(found)
         del extra["tags"]
-    snap = extra.get("paper")
+    snap = extra.get("paper")  # version 2: inline, parsed when first asked for
     if isinstance(snap, dict):
-        mark.snapshot, mark.snapshot_extra = _snapshot(snap, pid)
+        mark._raw = snap
         del extra["paper"]
+    ref = extra.get("snapshot")  # version 3: in the packs
+    if isinstance(ref, str) and _REF.fullmatch(ref):
+        mark.snapshot_ref, mark._packs = ref, packs
+        del extra["snapshot"]
     return mark
+
+
+@contextlib.contextmanager
+def _no_collections() -> Iterator[None]:
+    """Reading 50,000 bookmarks makes no cycles, but would trigger a hundred collections."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 @dataclass(slots=True)
@@ -168,16 +402,20 @@ class _Parsed:
     opaque: list[object] = field(default_factory=list)  # entries we do not understand: verbatim
 
 
-def _parse(entries: list[object]) -> _Parsed:
+def _parse(entries: list[object], packs: Packs | None = None, raw: bytes | None = None) -> _Parsed:
     """Usable entries become bookmarks; any other entry, and a second one with an id already
-    seen, is kept verbatim."""
+    seen, is kept verbatim. ``raw``: the file, whose lines a write reuses for unchanged entries."""
     parsed = _Parsed()
-    for entry in entries:
-        mark = _bookmark(entry)
+    lines = listed_lines(raw, KEY, len(entries))
+    memo: dict[tuple[str, ...], list[str]] = {}
+    for n, entry in enumerate(entries):
+        mark = _bookmark(entry, packs, memo)
         if mark is None or mark.id in parsed.items:
             parsed.opaque.append(entry)
         else:
             parsed.items[mark.id] = mark
+            if lines is not None and mark._raw is None:
+                mark._line = (mark._state(), Encoded(lines[n]))
     return parsed
 
 
@@ -194,12 +432,15 @@ class BookmarkStore:
             "bookmarks",
             _check,
             VERSION,
-            indent=2,
             plural=True,
             not_saved=BookmarksNotSaved,
             max_bytes=MAX_FILE_BYTES,
+            generations=True,
+            lines=True,
         )
+        self._packs = Packs(path)
         self._items: dict[str, Bookmark] = {}
+        self._opaque: list[object] = []
         self.older_file = False
         self.reload()
 
@@ -214,12 +455,17 @@ class BookmarkStore:
     # -- reading ----------------------------------------------------------------------------
     def reload(self) -> None:
         """Re-read the file (another process may have changed it)."""
+        with _no_collections():
+            self._reload()
+
+    def _reload(self) -> None:
         doc = self._store.load()
         version = doc.get("version")  # an older file is upgraded by a change, not by opening it
         self.older_file = isinstance(version, int) and not isinstance(version, bool) and version < VERSION
         entries = doc.get(KEY)
-        parsed = _parse(entries if isinstance(entries, list) else [])
-        self._items = parsed.items
+        self._packs = Packs(self.path)
+        parsed = _parse(entries if isinstance(entries, list) else [], self._packs, self._store.raw)
+        self._items, self._opaque = parsed.items, parsed.opaque
         if parsed.opaque:
             n = len(parsed.opaque)
             self._store.warn(
@@ -264,22 +510,50 @@ class BookmarkStore:
 
     # -- changes ----------------------------------------------------------------------------
     def _change(
-        self, apply: Callable[[dict[str, Bookmark]], T], changed: Callable[[T], bool] | None = None
+        self,
+        apply: Callable[[dict[str, Bookmark]], T],
+        changed: Callable[[T], bool] | None = None,
+        *,
+        touched: tuple[str, ...] | None = None,
     ) -> T:
         """Read-merge-write: apply the change to what is on disk now, not to our stale copy.
-        ``changed(result)`` False: nothing to write."""
-        fresh: list[dict[str, Bookmark]] = []
+        ``changed(result)`` False: nothing to write. ``touched``: the only bookmarks ``apply``
+        may change; then, when nobody wrote since, the bookmarks kept are used (those copied
+        first, so what callers hold never changes under them) instead of a new read."""
+        fresh: list[_Parsed] = []
+        gone: set[str] = set()  # snapshots no bookmark names any more: dropped once the list is written
 
         def edit(doc: Doc) -> T:
             entries = list_of(doc, KEY)
-            parsed = _parse(entries)
+            if self._store.reused:  # nobody wrote since we did: our bookmarks are the file's
+                parsed = _Parsed(dict(self._items), self._opaque)
+                for pid in touched or ():
+                    mark = parsed.items.get(pid)
+                    if mark is not None:
+                        parsed.items[pid] = mark.copy()
+            else:
+                self._packs = Packs(self.path)
+                parsed = _parse(entries, self._packs, self._store.raw)
+            fresh.append(parsed)
+            before = {m.snapshot_ref for m in parsed.items.values()}
             result = apply(parsed.items)
-            entries[:] = [b.to_dict() for b in parsed.items.values()] + parsed.opaque
-            fresh.append(parsed.items)
+            if changed is not None and not changed(result):
+                return result
+            new: dict[str, dict[str, object]] = {}
+            listed = [b.file_entry(new) for b in parsed.items.values()]
+            if not self._store.reused:
+                for mark in parsed.items.values():
+                    mark._packs = self._packs
+            self._packs.put(new, BookmarksNotSaved)  # the snapshots first: the list never names a missing one
+            entries[:] = listed + parsed.opaque
+            gone.update(before - {m.snapshot_ref for m in parsed.items.values()} - {""})
             return result
 
-        result = self._store.update(edit, write=changed)
-        self._items = fresh[-1]
+        with _no_collections():
+            result = self._store.update(
+                edit, write=changed, reuse=touched is not None, after=lambda: self._packs.drop(gone)
+            )
+        self._items, self._opaque = fresh[-1].items, fresh[-1].opaque
         self.older_file = self.older_file and changed is not None and not changed(result)
         return result
 
@@ -303,11 +577,11 @@ class BookmarkStore:
                 mark.note = clean_text(note)
             return mark
 
-        return self._change(apply)
+        return self._change(apply, touched=(pid,))
 
     def remove(self, pid: str) -> bool:
         """True if it was bookmarked (nothing is written when it was not)."""
-        return self._change(lambda items: items.pop(pid, None) is not None, bool)
+        return self._change(lambda items: items.pop(pid, None) is not None, bool, touched=(pid,))
 
     def toggle(self, pid: str, title: str, snapshot: Paper | None = None) -> bool:
         """True if the paper is bookmarked afterwards."""
@@ -318,7 +592,7 @@ class BookmarkStore:
             self._ensure(items, pid, title, snapshot)
             return True
 
-        return self._change(apply)
+        return self._change(apply, touched=(pid,))
 
     def set_note(self, pid: str, note: str, title: str = "", snapshot: Paper | None = None) -> Bookmark:
         """Write the note (newlines kept); a paper not bookmarked is bookmarked."""
@@ -328,7 +602,7 @@ class BookmarkStore:
             mark.note = clean_text(note)
             return mark
 
-        return self._change(apply)
+        return self._change(apply, touched=(pid,))
 
     def set_tags(
         self, pid: str, tags: Iterable[str], title: str = "", snapshot: Paper | None = None
@@ -341,7 +615,7 @@ class BookmarkStore:
             mark.tags = list(wanted)
             return mark
 
-        return self._change(apply)
+        return self._change(apply, touched=(pid,))
 
     def add_tags(
         self, pid: str, tags: Iterable[str], title: str = "", snapshot: Paper | None = None
@@ -354,7 +628,7 @@ class BookmarkStore:
             mark.tags = normalise_tags([*mark.tags, *wanted])
             return mark
 
-        return self._change(apply)
+        return self._change(apply, touched=(pid,))
 
     def remove_tags(self, pid: str, tags: Iterable[str]) -> Bookmark | None:
         """Take tags off (compared case-blind); None, and nothing written, if not bookmarked."""
@@ -366,7 +640,50 @@ class BookmarkStore:
                 mark.tags = [t for t in mark.tags if t.casefold() not in drop]
             return mark
 
-        return self._change(apply, lambda mark: mark is not None)
+        return self._change(apply, lambda mark: mark is not None, touched=(pid,))
+
+    def rename_ids(self, mapping: Mapping[str, str]) -> dict[str, str]:
+        """Give bookmarks new ids (old -> new), tags, note, date and snapshot kept, in one write
+        that costs what any change costs. A new id already bookmarked is not merged: that
+        bookmark keeps its old id. Before the write, the renamed entries as they were, and the
+        renames, are kept beside the file (``NAME.renamed-DATE.json``). Returns the renames done."""
+        done: dict[str, str] = {}
+
+        def apply(items: dict[str, Bookmark]) -> dict[str, str]:
+            done.clear()
+            for old, new in mapping.items():
+                if old in items and new not in items and old != new and new not in done.values():
+                    done[old] = new
+            if not done:
+                return done
+            self._keep_renamed(items, done)
+            order = list(items.items())
+            items.clear()
+            for pid, mark in order:
+                if pid in done:
+                    mark.id = pid = done[pid]
+                    if mark._snap is not None:  # the snapshot is the paper's under its id
+                        mark._snap = replace(mark._snap, id=pid)
+                items[pid] = mark
+            return done
+
+        return self._change(apply, bool, touched=tuple(mapping))
+
+    def _keep_renamed(self, items: dict[str, Bookmark], done: dict[str, str]) -> None:
+        target = real_path(self.path)
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
+        kept = {"version": 1, "renamed": done, "bookmarks": [items[old].to_dict() for old in done]}
+        try:
+            atomic_write_bytes(
+                target.with_name(f"{target.name}.renamed-{stamp}.json"),
+                (safe_json(kept, indent=1) + "\n").encode("utf-8", "surrogatepass"),
+                mode=new_file_mode(target),
+            )
+        except OSError as exc:
+            raise BookmarksNotSaved(
+                f"could not save bookmarks: cannot keep a copy of the renamed bookmarks "
+                f"({(exc.strerror or str(exc)).lower()}); the file is unchanged"
+            ) from exc
 
     def refresh_snapshots(self, lookup: Callable[[str], Paper | None]) -> int:
         """Re-take the snapshot of every bookmark whose paper ``lookup`` finds (the open

@@ -18,6 +18,8 @@ import contextlib
 import glob
 import json
 import os
+import re
+import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -38,6 +40,30 @@ Doc = dict[str, object]
 T = TypeVar("T")
 
 MAX_FILE_BYTES = 64 * 2**20
+_GENERATION = re.compile(r'\A\{\s*"version":\s*\d+,\s*"generation":\s*"([0-9a-f]{32})"')
+
+
+class Encoded(str):
+    """A list item already written as JSON (by safe_json): a ``lines`` store writes it as it is."""
+
+
+def listed_lines(raw: bytes | None, key: str, count: int) -> list[str] | None:
+    """The ``count`` items of ``key``'s list as a ``lines`` store wrote them, one a line, or None
+    when the file is not laid out so (written by hand, or by another tool)."""
+    if raw is None:
+        return None
+    text = raw.decode("utf-8", "surrogatepass")
+    opening = f"{safe_json(key)}: [\n"
+    start = text.find(opening)
+    if start < 0:
+        return None
+    lines = text[start + len(opening) :].split("\n", count)[:count]
+    if len(lines) != count:
+        return None
+    out = [line[:-1] if line.endswith(",") else line for line in lines]
+    if not all(line.startswith("{") and line.endswith("}") for line in out):
+        return None
+    return out
 
 
 class ReadOnlyStore(Exception):
@@ -75,8 +101,19 @@ class JsonStore:
         upgrade: Callable[[Doc, int], None] | None = None,
         not_saved: type[StoreNotSaved] = StoreNotSaved,
         max_bytes: int | None = None,
+        generations: bool = False,
+        lines: bool = False,
     ) -> None:
         self.path = path
+        # generations: every write stamps a fresh random "generation" right after "version", so
+        # a change can tell from the file's first bytes that it is still the document it last
+        # read or wrote, and reuse it (``update(reuse=True)``) instead of parsing it again.
+        self.generations = generations
+        self.lines = lines  # written one list item a line (compact, and fast: json's C encoder)
+        self.generation = ""  # the stamp of the document last read or written ("": none)
+        self.reused = False  # the last update worked on the document kept, not a fresh read
+        self._last: Doc | None = None
+        self.raw: bytes | None = None  # the bytes of the document last read (None: kept or none)
         self.max_bytes = max_bytes or MAX_FILE_BYTES  # a larger file is not read (nor written)
         self.kind = kind
         self.version = version
@@ -117,10 +154,34 @@ class JsonStore:
             problem = problem or cannot
             self.warn(f"{cannot}; {self.subject} can be read but not saved")
         self.read_only, self.problem = bool(problem), problem
+        self._remember(doc, problem)
         return doc
+
+    def _remember(self, doc: Doc, problem: str) -> None:
+        stamp = doc.get("generation")
+        fit = self.generations and not problem and doc.get("version") == self.version
+        self.generation = stamp if fit and isinstance(stamp, str) else ""
+        self._last = doc if self.generation else None
+
+    def _still(self, target: Path) -> bool:
+        """Is the file on disk still the document kept (its generation, read from its head)?"""
+        if not self.generation or self._last is None:
+            return False
+        try:
+            with open_regular(target) as fh:
+                head = fh.read(256).decode("utf-8", "replace")
+        except OSError:
+            return False
+        found = _GENERATION.match(head)
+        return found is not None and found.group(1) == self.generation
 
     def _read(self, target: Path) -> _Read:
         """The document, why it must not be written, and its bytes. Call with the lock held."""
+        found = self._read_file(target)
+        self.raw = found.raw
+        return found
+
+    def _read_file(self, target: Path) -> _Read:
         try:
             with open_regular(target) as fh:
                 raw = fh.read(self.max_bytes + 1)
@@ -171,15 +232,41 @@ class JsonStore:
         return _Read({}, "", None)
 
     # -- changes ----------------------------------------------------------------------------
-    def update(self, apply: Callable[[Doc], T], *, write: Callable[[T], bool] | None = None) -> T:
+    def update(
+        self,
+        apply: Callable[[Doc], T],
+        *,
+        write: Callable[[T], bool] | None = None,
+        reuse: bool = False,
+        after: Callable[[], None] | None = None,
+    ) -> T:
         """Read-merge-write: ``apply`` changes the document as it is on disk now (under the lock),
         and what it returns is returned. ``write(result)`` False: nothing changed, nothing is
         written. Raises ReadOnlyStore (or StoreNotSaved) with a message fit for the user when it
-        cannot be saved; the file is then unchanged."""
+        cannot be saved; the file is then unchanged. ``reuse``: when the file is still the
+        document last read or written (its generation), ``apply`` gets that one (``reused``).
+        ``after()`` runs once the document is written, the lock still held (housekeeping)."""
+        try:
+            return self._update(apply, write, reuse, after)
+        except BaseException:
+            self._remember({}, "failed")  # what we kept may hold the change that failed
+            raise
+
+    def _update(
+        self,
+        apply: Callable[[Doc], T],
+        write: Callable[[T], bool] | None,
+        reuse: bool,
+        after: Callable[[], None] | None,
+    ) -> T:
         target = real_path(self.path)
         try:
             with file_lock(target):
-                doc, problem, raw = self._read(target)
+                self.reused = reuse and self._still(target)
+                if self.reused and self._last is not None:
+                    doc, problem, raw = self._last, "", None
+                else:
+                    doc, problem, raw = self._read(target)
                 self.read_only, self.problem = bool(problem), problem
                 if problem:
                     raise ReadOnlyStore(f"could not save {self.subject}: {problem}")
@@ -193,6 +280,9 @@ class JsonStore:
                 kept = self._keep_old(target, old, raw) if raw is not None and old is not None else None
                 try:
                     self._write(target, doc)
+                    self._remember(doc, "")
+                    if after is not None:
+                        after()
                 except StoreNotSaved:
                     if kept is not None:  # not upgraded after all: no copy to explain
                         with contextlib.suppress(OSError):
@@ -222,9 +312,13 @@ class JsonStore:
             ) from exc
 
     def _write(self, target: Path, doc: Doc) -> None:
-        payload = {"version": self.version, **{k: v for k, v in doc.items() if k != "version"}}
+        stamp = {"generation": secrets.token_hex(16)} if self.generations else {}
+        doc.update(stamp)
+        payload = {"version": self.version, **stamp}
+        payload.update((k, v) for k, v in doc.items() if k not in payload)
+        doc["version"] = self.version
         try:
-            data = (safe_json(payload, indent=self.indent) + "\n").encode("utf-8")
+            data = (self._dumps(payload) + "\n").encode("utf-8")
         except (ValueError, RecursionError) as exc:  # kept data too deep to write back
             raise self._not_saved(
                 f"could not save {self.subject}: {self.shown} holds data this version cannot write "
@@ -237,6 +331,18 @@ class JsonStore:
             raise self._not_saved(
                 f"could not save {self.subject}: {reason} ({clean_label(str(target))}); the file is unchanged"
             ) from exc
+
+    def _dumps(self, payload: Doc) -> str:
+        if not self.lines:
+            return safe_json(payload, indent=self.indent)
+        parts = []
+        for key, value in payload.items():
+            if isinstance(value, list) and value:
+                body = ",\n".join(item if isinstance(item, Encoded) else safe_json(item) for item in value)
+                parts.append(f"{safe_json(key)}: [\n{body}\n]")
+            else:
+                parts.append(f"{safe_json(key)}: {safe_json(value)}")
+        return "{" + ",\n".join(parts) + "}"
 
 
 def set_aside(target: Path) -> Path:
