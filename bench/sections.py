@@ -88,7 +88,7 @@ def everything(ctx: Context) -> list[Row]:
     index.close()
     corpus.close()
     rows += update_rows(ctx, corpus_file)
-    rows += bookmarks_store.rows(ctx.workdir)
+    rows += bookmarks_store.rows(ctx.workdir, 1000 if s.quick else bookmarks_store.COUNT)
     order = ["corpus.", "index.", "update.", "search.", "recall.", "highlight.", "tui.", "store."]
     return sorted(rows, key=lambda r: next(i for i, p in enumerate(order) if r.key.startswith(p)))
 
