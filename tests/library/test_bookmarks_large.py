@@ -167,3 +167,17 @@ def test_a_removed_or_refreshed_snapshot_leaves_the_packs(path: Path) -> None:
     store.remove("p1")
     store.remove("p2")
     assert b"About p" not in b"".join(packs(path).values())  # nothing of a removed bookmark kept
+
+
+def test_a_damaged_pack_is_set_aside_before_it_is_written_again(path: Path) -> None:
+    store = BookmarkStore(path)
+    store.add("p1", "One", snapshot=paper("p1"))
+    ref = store.get("p1").snapshot_ref  # type: ignore[union-attr]
+    pack = path.with_name(path.name + ".snapshots") / f"{ref[:2]}.json"
+    pack.write_bytes(b'{"version": 1, "snapsh')  # a damaged pack: its snapshot is missing
+    reopened = BookmarkStore(path)
+    assert reopened.get("p1").snapshot is None and reopened.get("p1").title == "One"  # type: ignore[union-attr]
+    reopened.refresh_snapshots({"p1": paper("p1")}.get)  # taken again from the collection
+    assert BookmarkStore(path).get("p1").snapshot is not None  # type: ignore[union-attr]
+    (aside,) = pack.parent.glob(f"{ref[:2]}.json.corrupt-*")
+    assert aside.read_bytes() == b'{"version": 1, "snapsh'

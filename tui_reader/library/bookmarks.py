@@ -41,6 +41,7 @@ from tui_reader.library.jsonstore import (
     StoreNotSaved,
     list_of,
     listed_lines,
+    set_aside,
 )
 
 __all__ = [
@@ -164,14 +165,22 @@ class Packs:
         return pack
 
     @staticmethod
-    def _load(path: Path) -> dict[str, object]:
+    def _load(path: Path, to_write: bool = False) -> dict[str, object]:
+        """A pack's snapshots; missing or damaged: none (a refresh takes them again). Before a
+        damaged pack is written over, it is set aside byte for byte (``XX.json.corrupt-DATE``)."""
         try:
             with open_regular(path) as fh:
                 data = json.loads(fh.read().decode("utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
-            return {}  # missing or damaged: its snapshots are missing (a refresh takes them again)
-        found = data.get("snapshots") if isinstance(data, dict) else None
-        return found if isinstance(found, dict) else {}
+            found = data.get("snapshots") if isinstance(data, dict) else None
+            if not isinstance(found, dict):
+                raise ValueError("not a snapshot pack")
+            return found
+        except OSError:
+            return {}
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            if to_write:
+                set_aside(path)  # an OSError here: the write fails, nothing is lost
+            return {}
 
     def get(self, name: str) -> dict[str, object] | None:
         found = self._pack(name[:2]).get(name)
@@ -200,7 +209,7 @@ class Packs:
         mode = new_file_mode(real_path(self.path))
         for prefix, drop in sorted(by_pack.items()):
             path = self.folder / f"{prefix}.json"
-            pack = self._load(path)
+            pack = self._load(path, to_write=True)
             if not drop & pack.keys():
                 continue
             for name in drop:
@@ -221,7 +230,7 @@ class Packs:
         mode = new_file_mode(real_path(self.path))  # as private as the list
         for prefix, new in sorted(by_pack.items()):
             path = self.folder / f"{prefix}.json"
-            pack = self._load(path)
+            pack = self._load(path, to_write=True)
             if all(name in pack for name in new):
                 continue
             pack.update(new)
