@@ -54,6 +54,12 @@ RECORDS = [
         "eccv2022",
         "Scene graph generation links objects in vision tasks with a graph neural model.",
     ),
+    (
+        "Variational inference with divergences",
+        "Alfréd Rényi",
+        "icml2016",
+        "We minimise the $\\alpha$-divergence between the posterior and its approximation.",
+    ),
 ]
 
 

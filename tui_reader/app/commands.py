@@ -194,7 +194,8 @@ COMMANDS: tuple[Command, ...] = (
         "o",
         "Open",
         "Open paper in the browser",
-        "Open the paper's link (its URL, DOI or arXiv id) in the browser; with no browser, copy it",
+        "Open the paper's attachment (a local PDF the record names) when it exists, else its link "
+        "(its URL, DOI or arXiv id) in the browser; with no browser, copy it",
     ),
     Command(
         "copy_link",
