@@ -53,6 +53,20 @@ TARGETS: dict[str, tuple[list[bytes], list[str]]] = {
 EVERY = [seed for seeds, _ in TARGETS.values() for seed in seeds]
 
 
+def record_strings(value: object, where: str = "") -> list[tuple[str, str]]:
+    """Every string in a paper's record (keys too), with where it is."""
+    if isinstance(value, str):
+        return [(where, value)]
+    if isinstance(value, dict):
+        out = []
+        for k, v in value.items():
+            out += [*record_strings(k, where + "/key"), *record_strings(v, f"{where}/{k}")]
+        return out
+    if isinstance(value, list | tuple):
+        return [found for i, v in enumerate(value) for found in record_strings(v, f"{where}/{i}")]
+    return []
+
+
 def paper_problems(paper: Paper) -> list[str]:
     """What a built paper must never hold: controls in its text, a bad link target."""
     found = []
@@ -71,6 +85,10 @@ def paper_problems(paper: Paper) -> list[str]:
         bad = bad_chars(value, newline)
         if bad:
             found.append(f"{name} {value[:80]!r} holds {sorted(set(bad))!r}")
+    for where, value in record_strings(paper.record):
+        bad = bad_chars(value, newline=True)
+        if bad:
+            found.append(f"record[{where}] {value[:80]!r} holds {sorted(set(bad))!r}")
     why = url_problem(paper.url)
     if why:
         found.append(f"url {paper.url[:80]!r}: {why}")

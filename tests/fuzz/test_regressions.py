@@ -41,3 +41,17 @@ def test_an_ris_link_that_is_no_url_is_no_link(tmp_path: Path) -> None:
     )
     urls = _urls(tmp_path, "in.ris", ris)
     assert urls == [""]
+
+
+def test_a_bibtex_field_name_holding_a_control_is_that_field(tmp_path: Path) -> None:
+    """Found by the BibTeX target: a NUL after the key's comma made a custom field named
+    "\\x00\\n  title" (a control in the record) and the entry lost its title."""
+    bib = b"@article{k,\x00\n  title = {A title},\n  abstract = {An abstract that is long enough.}\n}\n"
+    (tmp_path / "in.bib").write_bytes(bib)
+    corpus = load_corpus([tmp_path], use_cache=False)
+    try:
+        (paper,) = list(corpus)
+    finally:
+        corpus.close()
+    assert paper.title == "A title"
+    assert "custom" not in paper.record, paper.record

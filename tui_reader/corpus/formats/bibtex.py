@@ -216,7 +216,7 @@ def build(path: Path, data: object) -> Paper | None:
     repeats: dict[str, str] = {}  # a field given twice (JabRef keeps both): the second goes to "custom"
     for f in entry.fields:
         value = _resolve(f.value, strings)
-        name = f.key.lower()
+        name = "".join(strip_controls(f.key).split()).lower()  # "\x00\n title" is title
         if name not in fields:
             fields[name] = value
         elif value != fields[name]:
