@@ -7,10 +7,12 @@ there is no terminal. Errors are one line on stderr: exit 2 for usage, 1 for a f
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
-import os
+import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,21 +21,46 @@ from tui_reader.cli_bookmarks import add_parser as add_bookmarks_parser
 from tui_reader.cli_bookmarks import run as run_bookmarks
 from tui_reader.cli_export import add_parser as add_export_parser
 from tui_reader.cli_export import run as run_export
+from tui_reader.cli_output import OutputError, checked_stdout, discard_stdout, reserve_standard_fds
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.corpus.formats import CorpusError
-from tui_reader.corpus.text import clean_label, safe_json
+from tui_reader.corpus.text import clean_label, json_escapes, safe_json
 from tui_reader.errors import CacheUnusable, IndexBusy, IndexDamaged
 from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
 
 if TYPE_CHECKING:
     from tui_reader.search.index import SearchIndex
-    from tui_reader.search.searcher import Searcher
+    from tui_reader.search.searcher import Hit, Searcher, SearchResult
 
 SUBCOMMANDS = ("list", "search", "index", "bookmarks", "config", "export")
 
 
 class UsageError(Exception):
     pass
+
+
+def _seconds(text: str) -> float:
+    """argparse's check of --time-limit: a finite number of seconds, 0 or more (nan, inf and a
+    negative number would each turn the limit off without a word)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or a finite number of seconds, not {text!r}")
+    return value
+
+
+def _add_bookmarks_option(p: argparse.ArgumentParser, default: object = argparse.SUPPRESS) -> None:
+    """--bookmarks, before the subcommand or after it. Below the top, its default is SUPPRESS:
+    a subparser's own default would overwrite the value given before the subcommand."""
+    p.add_argument(
+        "--bookmarks",
+        metavar="FILE",
+        type=Path,
+        default=default,
+        help="bookmarks file (default: $XDG_DATA_HOME/tui-reader/bookmarks.json)",
+    )
 
 
 def _add_common(p: argparse.ArgumentParser, with_paths: bool = True) -> None:
@@ -45,12 +72,7 @@ def _add_common(p: argparse.ArgumentParser, with_paths: bool = True) -> None:
             help="corpus files or folders: .bib .ris .csl.json .json .jsonl .txt, any gzipped"
             " (default: the bundled ICML 2026 seeds)",
         )
-    p.add_argument(
-        "--bookmarks",
-        metavar="FILE",
-        type=Path,
-        help="bookmarks file (default: $XDG_DATA_HOME/tui-reader/bookmarks.json)",
-    )
+    _add_bookmarks_option(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,11 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"tui-reader {__version__}")
     _add_common(parser)
+    parser.set_defaults(bookmarks=None)
     return parser
 
 
 def build_sub_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tui-reader")
+    _add_bookmarks_option(parser, default=None)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("list", help="every paper in corpus order")
     _add_common(p)
@@ -77,7 +101,7 @@ def build_sub_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument(
         "--time-limit",
-        type=float,
+        type=_seconds,
         metavar="SECONDS",
         help="stop a costly search after this long, with a lower-bound count (default 1.5; 0: never)",
     )
@@ -203,12 +227,10 @@ def _filter_sets(args: argparse.Namespace) -> dict[str, frozenset[str]] | None:
 
 
 def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
-    from tui_reader.search.searcher import TIME_LIMIT, SearchMode, snippet
+    from tui_reader.search.searcher import TIME_LIMIT, SearchMode
 
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
-    if args.time_limit is not None and args.time_limit < 0:
-        raise UsageError("--time-limit must be 0 (no limit) or more")
     from tui_reader.search.build import check
 
     seconds = TIME_LIMIT if args.time_limit is None else args.time_limit or None
@@ -224,38 +246,9 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
         result = searcher.search(args.query, SearchMode.ENTER, args.limit, time_limit=seconds, sets=sets)
     if result.notice:
         print(f"tui-reader: {clean_label(result.notice)}", file=sys.stderr)
-    hits: list[dict[str, object]] = []
-    for found in result.hits:
-        paper = corpus.paper(found.row)
-        text, _spans = snippet(paper.abstract, result.terms)
-        hits.append(
-            {
-                "id": paper.id,
-                "title": paper.title,
-                "score": round(found.score, 4),
-                "venue": paper.venue,
-                "year": paper.year,
-                "snippet": text,
-                "abstract": paper.abstract,
-                "sources": paper.sources,
-            }
-        )
-    if args.json:  # safe_json: exact, and no control character reaches the terminal
-        print(
-            safe_json(
-                {
-                    "query": args.query,
-                    "total": result.total,
-                    "total_exact": result.exact,
-                    "stopped": result.stopped,
-                    "took_ms": round(result.took_ms, 2),
-                    "suggestion": result.suggestion,
-                    "notice": result.notice,
-                    "hits": hits,
-                },
-                indent=2,
-            )
-        )
+    hits = (_hit_fields(corpus, found, result.terms) for found in result.hits)  # each when written
+    if args.json:
+        _write_json(args.query, result, hits)
         return 0
     print(
         f"{result.count_text} result{'s' if result.total != 1 else ''} for {args.query!r} "
@@ -267,6 +260,67 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
         print(f"\n{n:>3}. {hit['title']}\n     id {hit['id']}  score {hit['score']:.2f}")
         print(f"     {hit['snippet']}")
     return 0
+
+
+def _hit_fields(corpus: Corpus, found: Hit, terms: frozenset[str]) -> dict[str, object]:
+    from tui_reader.search.highlight import snippet
+
+    paper = corpus.paper(found.row)
+    text, _spans = snippet(paper.abstract, terms)
+    return {
+        "id": paper.id,
+        "title": paper.title,
+        "score": round(found.score, 4),
+        "venue": paper.venue,
+        "year": paper.year,
+        "snippet": text,
+        "abstract": paper.abstract,
+        "sources": paper.sources,
+    }
+
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def _indented(value: object, depth: int) -> str:
+    """``json.dumps(value, indent=2, ensure_ascii=False)``'s text, ``depth`` levels in: json
+    indents in pure Python (4 s for 87k hits); here the C encoder writes each leaf and this the
+    layout around it. Its caller adds safe_json's escapes (json_escapes)."""
+    if isinstance(value, str):
+        return str(encode_basestring(value))
+    if not isinstance(value, dict | list) or not value:
+        return _ENCODE(value)
+    inner = "\n" + "  " * (depth + 1)
+    if isinstance(value, list):
+        items = [_indented(v, depth + 1) for v in value]
+        return "[" + inner + ("," + inner).join(items) + "\n" + "  " * depth + "]"
+    items = [encode_basestring(str(k)) + ": " + _indented(v, depth + 1) for k, v in value.items()]
+    return "{" + inner + ("," + inner).join(items) + "\n" + "  " * depth + "}"
+
+
+def _write_json(query: str, result: SearchResult, hits: Iterable[dict[str, object]]) -> None:
+    """The answer as one JSON object (``safe_json(..., indent=2)``'s text exactly: exact, and no
+    control character reaches the terminal), written a hit at a time: 87k hits with their
+    abstracts are 140 MB of JSON, never held whole."""
+    head = safe_json(
+        {
+            "query": query,
+            "total": result.total,
+            "total_exact": result.exact,
+            "stopped": result.stopped,
+            "took_ms": round(result.took_ms, 2),
+            "suggestion": result.suggestion,
+            "notice": result.notice,
+        },
+        indent=2,
+    )
+    out = sys.stdout
+    out.write(head[: -len("\n}")] + ',\n  "hits": [')
+    sep = "\n    "
+    for hit in hits:
+        out.write(sep + json_escapes(_indented(hit, 2)))
+        sep = ",\n    "
+    out.write("]\n}\n" if sep == "\n    " else "\n  ]\n}\n")
 
 
 def cmd_index(args: argparse.Namespace, corpus: Corpus) -> int:
@@ -327,7 +381,15 @@ def cmd_config(args: argparse.Namespace) -> int:
 
 
 def run_subcommand(argv: Sequence[str]) -> int:
-    args = build_sub_parser().parse_args(argv)
+    parser = build_sub_parser()
+    args, extra = parser.parse_known_args(argv)
+    positional_paths = isinstance(getattr(args, "paths", None), list) and getattr(
+        args, "action", None
+    ) not in ("tag", "untag")
+    if extra and positional_paths and not any(word.startswith("-") for word in extra):
+        args.paths += extra  # paths after an option (search '*' --json PATH): argparse leaves them
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command == "config":
         return cmd_config(args)
     corpus = load_corpus(args.paths)
@@ -344,12 +406,29 @@ def run_subcommand(argv: Sequence[str]) -> int:
     return handler(args, corpus)
 
 
+def subcommand_given(argv: Sequence[str]) -> bool:
+    """Whether the first word that is not an option (nor --bookmarks' value) is a subcommand:
+    ``tui-reader --bookmarks F bookmarks list`` is the bookmarks subcommand, not two paths."""
+    words = iter(argv)
+    for word in words:
+        if word == "--":
+            return False
+        if word.startswith("--") and "=" not in word and len(word) > 2 and "--bookmarks".startswith(word):
+            next(words, None)  # its value, whatever it is called
+        elif not word.startswith("-") or word == "-":
+            return word in SUBCOMMANDS
+    return False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    closed = reserve_standard_fds()
     try:
-        if argv and argv[0] in SUBCOMMANDS:
-            return run_subcommand(argv)
-        args = build_parser().parse_args(argv)
+        if subcommand_given(argv):
+            with checked_stdout(closed=1 in closed):
+                return run_subcommand(argv)
+        with checked_stdout() if 1 not in closed else contextlib.nullcontext():  # --help, --version
+            args = build_parser().parse_args(argv)
         for raw in args.paths:  # fail before the screen opens, with a plain message
             if not Path(raw).expanduser().exists():
                 raise CorpusError(f"no such file or folder: {raw}")
@@ -358,6 +437,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         app = ReaderApp(args.paths, bookmarks_path=args.bookmarks)
         app.run()
         return app.return_code or 0
+    except OutputError as exc:
+        print(f"tui-reader: error: {exc}", file=sys.stderr)
+        return 1
     except (CorpusError, UsageError) as exc:
         print(f"tui-reader: error: {clean_label(str(exc))}", file=sys.stderr)
         return 2
@@ -370,9 +452,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CacheUnusable, IndexDamaged) as exc:  # the index cannot be written, or read once rebuilt
         print(f"tui-reader: error: {clean_label(str(exc))}", file=sys.stderr)
         return 1
-    except BrokenPipeError:  # `tui-reader list | head`
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+    except BrokenPipeError:  # `tui-reader list | head`: quiet, as a pipe's writer should be
+        discard_stdout()
         return 0
     except KeyboardInterrupt:
         return 130

@@ -112,7 +112,12 @@ def safe_json(value: object, **kwargs: Any) -> str:
     """json.dumps(ensure_ascii=False) but exact and terminal-safe: C0 controls are escaped by JSON
     itself; DEL, C1, line separators, bidi overrides and lone surrogates get ``\\uXXXX`` escapes too
     (JSON decodes them back to the same string)."""
-    return _JSON_UNSAFE.sub(_json_escape, json.dumps(value, ensure_ascii=False, **kwargs))
+    return json_escapes(json.dumps(value, ensure_ascii=False, **kwargs))
+
+
+def json_escapes(text: str) -> str:
+    """safe_json's escapes, on JSON text already written (json.dumps(ensure_ascii=False))."""
+    return _JSON_UNSAFE.sub(_json_escape, text)
 
 
 def _delatex(text: str) -> str:
