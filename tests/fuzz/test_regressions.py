@@ -55,3 +55,39 @@ def test_a_bibtex_field_name_holding_a_control_is_that_field(tmp_path: Path) -> 
         corpus.close()
     assert paper.title == "A title"
     assert "custom" not in paper.record, paper.record
+
+
+def _custom(tmp_path: Path, name: str, content: bytes) -> dict[str, object]:
+    (tmp_path / name).write_bytes(content)
+    corpus = load_corpus([tmp_path], use_cache=False)
+    try:
+        (paper,) = list(corpus)
+    finally:
+        corpus.close()
+    custom = paper.record.get("custom")
+    assert isinstance(custom, dict), paper.record
+    return custom
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="ris.build keeps a tag it does not model verbatim under record['custom'], control "
+    "characters and escape sequences included (a lone CR from a misread UTF-16 file, ESC [2J)",
+)
+def test_an_ris_tag_kept_verbatim_holds_no_control(tmp_path: Path) -> None:
+    """Found by the RIS target (a UTF-16 file with one byte inserted)."""
+    ris = b"TY  - JOUR\nTI  - T\nY1  - 2018\rxx\nZZ  - a\x1b[2Jb\n"
+    ris += b"AB  - An abstract here, long enough.\nER  - \n"
+    custom = _custom(tmp_path, "in.ris", ris)
+    assert custom == {"y1": "2018 xx", "zz": "ab"}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="jsonfmt._record keeps each unread field verbatim under record['custom'], escape "
+    "sequences and control characters included",
+)
+def test_a_json_field_kept_verbatim_holds_no_control(tmp_path: Path) -> None:
+    line = b'{"title": "t", "abstract": "An abstract of some length.", "zzz": "a\\u001b]0;x\\u0007b"}\n'
+    custom = _custom(tmp_path, "in.jsonl", line)
+    assert custom == {"zzz": "ab"}
