@@ -9,58 +9,39 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import sys
-from collections.abc import Callable, Iterable, Sequence
-from json.encoder import encode_basestring
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_reader import __version__, paths
+from tui_reader.cli_args import add_bookmarks_option, seconds, subcommand_given, take_trailing_paths
 from tui_reader.cli_bookmarks import add_parser as add_bookmarks_parser
 from tui_reader.cli_bookmarks import run as run_bookmarks
 from tui_reader.cli_export import add_parser as add_export_parser
 from tui_reader.cli_export import run as run_export
-from tui_reader.cli_output import OutputError, checked_stdout, discard_stdout, reserve_standard_fds
+from tui_reader.cli_output import (
+    OutputError,
+    checked_stdout,
+    discard_stdout,
+    reserve_standard_fds,
+    write_search_json,
+)
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.corpus.formats import CorpusError
-from tui_reader.corpus.text import clean_label, json_escapes, safe_json
+from tui_reader.corpus.text import clean_label
 from tui_reader.errors import CacheUnusable, IndexBusy, IndexDamaged
 from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
 
 if TYPE_CHECKING:
     from tui_reader.search.index import SearchIndex
-    from tui_reader.search.searcher import Hit, Searcher, SearchResult
+    from tui_reader.search.searcher import Hit, Searcher
 
 SUBCOMMANDS = ("list", "search", "index", "bookmarks", "config", "export")
 
 
 class UsageError(Exception):
     pass
-
-
-def _seconds(text: str) -> float:
-    """argparse's check of --time-limit: a finite number of seconds, 0 or more (nan, inf and a
-    negative number would each turn the limit off without a word)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or a finite number of seconds, not {text!r}")
-    return value
-
-
-def _add_bookmarks_option(p: argparse.ArgumentParser, default: object = argparse.SUPPRESS) -> None:
-    """--bookmarks, before the subcommand or after it. Below the top, its default is SUPPRESS:
-    a subparser's own default would overwrite the value given before the subcommand."""
-    p.add_argument(
-        "--bookmarks",
-        metavar="FILE",
-        type=Path,
-        default=default,
-        help="bookmarks file (default: $XDG_DATA_HOME/tui-reader/bookmarks.json)",
-    )
 
 
 def _add_common(p: argparse.ArgumentParser, with_paths: bool = True) -> None:
@@ -72,7 +53,7 @@ def _add_common(p: argparse.ArgumentParser, with_paths: bool = True) -> None:
             help="corpus files or folders: .bib .ris .csl.json .json .jsonl .txt, any gzipped"
             " (default: the bundled ICML 2026 seeds)",
         )
-    _add_bookmarks_option(p)
+    add_bookmarks_option(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def build_sub_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tui-reader")
-    _add_bookmarks_option(parser, default=None)
+    add_bookmarks_option(parser, default=None)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("list", help="every paper in corpus order")
     _add_common(p)
@@ -101,7 +82,7 @@ def build_sub_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument(
         "--time-limit",
-        type=_seconds,
+        type=seconds,
         metavar="SECONDS",
         help="stop a costly search after this long, with a lower-bound count (default 1.5; 0: never)",
     )
@@ -248,7 +229,7 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
         print(f"tui-reader: {clean_label(result.notice)}", file=sys.stderr)
     hits = (_hit_fields(corpus, found, result.terms) for found in result.hits)  # each when written
     if args.json:
-        _write_json(args.query, result, hits)
+        write_search_json(args.query, result, hits)
         return 0
     print(
         f"{result.count_text} result{'s' if result.total != 1 else ''} for {args.query!r} "
@@ -279,57 +260,13 @@ def _hit_fields(corpus: Corpus, found: Hit, terms: frozenset[str]) -> dict[str, 
     }
 
 
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
-
-
-def _indented(value: object, depth: int) -> str:
-    """``json.dumps(value, indent=2, ensure_ascii=False)``'s text, ``depth`` levels in: json
-    indents in pure Python (4 s for 87k hits); here the C encoder writes each leaf and this the
-    layout around it. Its caller adds safe_json's escapes (json_escapes)."""
-    if isinstance(value, str):
-        return str(encode_basestring(value))
-    if not isinstance(value, dict | list) or not value:
-        return _ENCODE(value)
-    inner = "\n" + "  " * (depth + 1)
-    if isinstance(value, list):
-        items = [_indented(v, depth + 1) for v in value]
-        return "[" + inner + ("," + inner).join(items) + "\n" + "  " * depth + "]"
-    items = [encode_basestring(str(k)) + ": " + _indented(v, depth + 1) for k, v in value.items()]
-    return "{" + inner + ("," + inner).join(items) + "\n" + "  " * depth + "}"
-
-
-def _write_json(query: str, result: SearchResult, hits: Iterable[dict[str, object]]) -> None:
-    """The answer as one JSON object (``safe_json(..., indent=2)``'s text exactly: exact, and no
-    control character reaches the terminal), written a hit at a time: 87k hits with their
-    abstracts are 140 MB of JSON, never held whole."""
-    head = safe_json(
-        {
-            "query": query,
-            "total": result.total,
-            "total_exact": result.exact,
-            "stopped": result.stopped,
-            "took_ms": round(result.took_ms, 2),
-            "suggestion": result.suggestion,
-            "notice": result.notice,
-        },
-        indent=2,
-    )
-    out = sys.stdout
-    out.write(head[: -len("\n}")] + ',\n  "hits": [')
-    sep = "\n    "
-    for hit in hits:
-        out.write(sep + json_escapes(_indented(hit, 2)))
-        sep = ",\n    "
-    out.write("]\n}\n" if sep == "\n    " else "\n  ]\n}\n")
-
-
 def cmd_index(args: argparse.Namespace, corpus: Corpus) -> int:
     from tui_reader.search.index import SearchIndex
     from tui_reader.search.searcher import Searcher
 
     index = SearchIndex(corpus)
     state = "missing" if args.rebuild else index.status()
-    report = index.ensure(progress=_progress_printer("indexing"), rebuild=args.rebuild)
+    report = index.ensure(progress=_progress_printer("indexing"), rebuild=args.rebuild, wait=True)
     if report.action == "unchanged":
         try:  # what every search reads first (the word lists): damage the manifest cannot see
             Searcher(index)
@@ -383,13 +320,7 @@ def cmd_config(args: argparse.Namespace) -> int:
 def run_subcommand(argv: Sequence[str]) -> int:
     parser = build_sub_parser()
     args, extra = parser.parse_known_args(argv)
-    positional_paths = isinstance(getattr(args, "paths", None), list) and getattr(
-        args, "action", None
-    ) not in ("tag", "untag")
-    if extra and positional_paths and not any(word.startswith("-") for word in extra):
-        args.paths += extra  # paths after an option (search '*' --json PATH): argparse leaves them
-    elif extra:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    take_trailing_paths(parser, args, extra)
     if args.command == "config":
         return cmd_config(args)
     corpus = load_corpus(args.paths)
@@ -406,25 +337,11 @@ def run_subcommand(argv: Sequence[str]) -> int:
     return handler(args, corpus)
 
 
-def subcommand_given(argv: Sequence[str]) -> bool:
-    """Whether the first word that is not an option (nor --bookmarks' value) is a subcommand:
-    ``tui-reader --bookmarks F bookmarks list`` is the bookmarks subcommand, not two paths."""
-    words = iter(argv)
-    for word in words:
-        if word == "--":
-            return False
-        if word.startswith("--") and "=" not in word and len(word) > 2 and "--bookmarks".startswith(word):
-            next(words, None)  # its value, whatever it is called
-        elif not word.startswith("-") or word == "-":
-            return word in SUBCOMMANDS
-    return False
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     closed = reserve_standard_fds()
     try:
-        if subcommand_given(argv):
+        if subcommand_given(argv, SUBCOMMANDS):
             with checked_stdout(closed=1 in closed):
                 return run_subcommand(argv)
         with checked_stdout() if 1 not in closed else contextlib.nullcontext():  # --help, --version

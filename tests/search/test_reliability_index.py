@@ -10,15 +10,18 @@ import resource
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from tui_reader.atomic import file_lock
 from tui_reader.corpus import parse_cache
 from tui_reader.corpus.corpus import load_corpus
 from tui_reader.corpus.formats import file_signature
-from tui_reader.search.index import SearchIndex
+from tui_reader.search import leftovers
+from tui_reader.search.index import SearchIndex, UpdateReport
 from tui_reader.search.searcher import Searcher
 
 HEADER = "ICML 2026 Papers"
@@ -262,3 +265,48 @@ def test_build_workers_end_with_their_parent(tmp_path: Path) -> None:
         for pid in (holder, *workers):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
+
+
+# -- item 9: a search waiting for another process's rebuild ----------------------------------------
+def _hold_build_lock(index: SearchIndex) -> contextlib.AbstractContextManager[None]:
+    """What a rebuild in another process holds for its whole length."""
+    return file_lock(leftovers.lock_path(index.base, index.corpus.key))
+
+
+def test_a_search_uses_the_complete_old_index_while_another_rebuilds(tmp_path: Path) -> None:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    export = folder / "papers.txt"
+    rewrite(export, seed_text(OLD))
+    index = SearchIndex(load_corpus([folder]))
+    index.ensure()
+    index.close()
+    rewrite(export, seed_text(OLD + NEW))  # stale: the other process is updating it
+    with _hold_build_lock(index):
+        found = cli("search", "oldword3", str(folder), cwd=tmp_path, timeout=60)
+    assert found.returncode == 0, found.stderr
+    assert "A study of oldword3" in found.stdout
+    assert "another tui-reader is updating the search index: searching the previous one" in found.stderr
+
+
+def test_a_missing_index_waits_for_the_build_under_way(tmp_path: Path) -> None:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    rewrite(folder / "papers.txt", seed_text(OLD))
+    index = SearchIndex(load_corpus([folder]))
+    told = threading.Event()
+    reports: list[UpdateReport] = []
+
+    def progress(done: int, total: int, phase: str) -> None:
+        if phase == "waiting for another tui-reader":
+            told.set()
+
+    with _hold_build_lock(index):
+        ensuring = threading.Thread(target=lambda: reports.append(index.ensure(progress=progress)))
+        ensuring.start()
+        assert told.wait(60)  # it waits, rather than search no index
+        assert not reports
+    ensuring.join(60)
+    assert [r.action for r in reports] == ["built"]
+    assert {h.id for h in Searcher(index).search("oldword3").hits}
+    index.close()

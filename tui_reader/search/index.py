@@ -112,6 +112,14 @@ def _read_signatures(corpus: Corpus) -> dict[str, list[int]]:
     return {str(data.path): list(data.signature) for data in corpus.files}
 
 
+def _folder_id(folder: Path) -> tuple[int, int] | None:
+    try:
+        st = folder.stat()
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
 def _doc_sig(corpus: Corpus, i: int) -> str:
     """Changes when anything indexed about paper i changes (its record, title or sources)."""
     h = hashlib.blake2b(digest_size=8)
@@ -119,6 +127,10 @@ def _doc_sig(corpus: Corpus, i: int) -> str:
     h.update(corpus.titles[i].encode("utf-8", "surrogatepass"))
     h.update("\0".join(corpus.sources(i)).encode("utf-8", "surrogatepass"))
     return h.hexdigest()
+
+
+class _InUse(Exception):
+    """Another process holds the build lock and the index there is complete: use it."""
 
 
 class SearchIndex:
@@ -191,49 +203,72 @@ class SearchIndex:
 
     # -- building ---------------------------------------------------------------------------
     def ensure(
-        self, progress: Progress | None = None, rebuild: bool = False, procs: int | None = None
+        self,
+        progress: Progress | None = None,
+        rebuild: bool = False,
+        procs: int | None = None,
+        wait: bool = False,
     ) -> UpdateReport:
         """Make the index match the corpus: nothing, an incremental update, or a full build.
         Raises CacheUnusable when the cache folder cannot hold it (a file where a folder should
-        be, no room): one line that says which folder and why."""
+        be, no room): one line that says which folder and why. While another process builds or
+        updates it, a complete index of this collection is used as it is (a search never waits
+        for someone else's rebuild), unless ``wait``; a missing one is waited for."""
         try:
-            return self._ensure(progress, rebuild, procs)
+            return self._ensure(progress, rebuild, procs, wait)
         except OSError as exc:
             problem = _cache_problem(exc, self.base)
             if problem is None:
                 raise
             raise CacheUnusable(problem) from exc
 
-    def _ensure(self, progress: Progress | None, rebuild: bool, procs: int | None) -> UpdateReport:
+    def _ensure(
+        self, progress: Progress | None, rebuild: bool, procs: int | None, wait: bool
+    ) -> UpdateReport:
         started = time.perf_counter()
         self.base.mkdir(parents=True, exist_ok=True)
+        previous = ""  # the state of the index used while another process holds the lock
 
         def waiting() -> None:
+            nonlocal previous
+            state = "missing" if rebuild or wait else self.status()
+            if state in ("fresh", "stale"):  # complete, and of this version: use it meanwhile
+                previous = state
+                raise _InUse
             if progress:
                 progress(0, 0, "waiting for another tui-reader")
 
-        with file_lock(leftovers.lock_path(self.base, self.corpus.key), on_wait=waiting):
-            leftovers.sweep(self.base, held=self.corpus.key)  # what killed builds left behind
-            remove_leftovers(self.dir, [".manifest.json.*.tmp"])  # a killed manifest write's
-            state = "missing" if rebuild else self.status()
+        try:
+            with file_lock(leftovers.lock_path(self.base, self.corpus.key), on_wait=waiting):
+                report = self._locked(progress, rebuild, procs)
+        except _InUse:
             report = UpdateReport("unchanged")
-            if state == "damaged":
-                state, report.reason = "missing", "the search index was damaged; rebuilt it"
-            elif state == "outdated":
-                state, report.reason = "missing", self._outdated()
-            if state == "stale":
-                try:
-                    report = self._update(progress)
-                except IndexBusy:
-                    raise
-                except Exception as exc:  # a damaged index: start again rather than fail
-                    state, report.reason = "missing", f"index unreadable ({exc}); rebuilt"
-            if state == "missing":
-                reason = report.reason or ("rebuild requested" if rebuild else "")
-                report = self._build(progress, procs)
-                report.reason = reason
+            if previous == "stale":
+                report.reason = "another tui-reader is updating the search index: searching the previous one"
         report.seconds = time.perf_counter() - started
         self.refresh()
+        return report
+
+    def _locked(self, progress: Progress | None, rebuild: bool, procs: int | None) -> UpdateReport:
+        leftovers.sweep(self.base, held=self.corpus.key)  # what killed builds left behind
+        remove_leftovers(self.dir, [".manifest.json.*.tmp"])  # a killed manifest write's
+        state = "missing" if rebuild else self.status()
+        report = UpdateReport("unchanged")
+        if state == "damaged":
+            state, report.reason = "missing", "the search index was damaged; rebuilt it"
+        elif state == "outdated":
+            state, report.reason = "missing", self._outdated()
+        if state == "stale":
+            try:
+                report = self._update(progress)
+            except IndexBusy:
+                raise
+            except Exception as exc:  # a damaged index: start again rather than fail
+                state, report.reason = "missing", f"index unreadable ({exc}); rebuilt"
+        if state == "missing":
+            reason = report.reason or ("rebuild requested" if rebuild else "")
+            report = self._build(progress, procs)
+            report.reason = reason
         return report
 
     def _build(self, progress: Progress | None, procs: int | None) -> UpdateReport:
@@ -337,11 +372,22 @@ class SearchIndex:
         """The open index; IndexDamaged when Whoosh cannot open its files (the caller rebuilds)."""
         with self.lock:
             if self._ix is None:
-                try:  # mapped, not copied into memory (storage.py)
-                    self._ix = MappedStorage(str(self.dir)).open_index()
-                except Exception as exc:
-                    raise IndexDamaged(f"the search index is damaged: it does not open ({exc!r})") from exc
+                self._ix = self._open()
             return self._ix
+
+    def _open(self) -> whoosh.index.Index:
+        """Mapped, not copied into memory (storage.py). Another process may swap a rebuilt
+        index in while we open it (readers do not wait for builds): then open the new one."""
+        for attempt in range(3):
+            before = _folder_id(self.dir)
+            try:
+                return MappedStorage(str(self.dir)).open_index()
+            except Exception as exc:
+                if attempt < 2 and (before is None or _folder_id(self.dir) != before):
+                    time.sleep(0.05)
+                    continue
+                raise IndexDamaged(f"the search index is damaged: it does not open ({exc!r})") from exc
+        raise AssertionError("unreachable")
 
     @contextlib.contextmanager
     def searcher(self) -> Iterator[Any]:
