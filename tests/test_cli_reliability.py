@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from support import GNN_TITLE_START, run_cli
 
-from tui_reader.cli import _write_json
+from tui_reader.cli_output import write_search_json as _write_json
 from tui_reader.corpus.text import safe_json
 from tui_reader.library.bookmarks import BookmarkStore
 from tui_reader.search.searcher import SearchResult
