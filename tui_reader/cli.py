@@ -266,7 +266,7 @@ def cmd_index(args: argparse.Namespace, corpus: Corpus) -> int:
 
     index = SearchIndex(corpus)
     state = "missing" if args.rebuild else index.status()
-    report = index.ensure(progress=_progress_printer("indexing"), rebuild=args.rebuild)
+    report = index.ensure(progress=_progress_printer("indexing"), rebuild=args.rebuild, wait=True)
     if report.action == "unchanged":
         try:  # what every search reads first (the word lists): damage the manifest cannot see
             Searcher(index)
