@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -309,4 +310,56 @@ def test_a_missing_index_waits_for_the_build_under_way(tmp_path: Path) -> None:
     ensuring.join(60)
     assert [r.action for r in reports] == ["built"]
     assert {h.id for h in Searcher(index).search("oldword3").hits}
+    index.close()
+
+
+# -- item 6: a full cache disk during a build ------------------------------------------------------
+@pytest.fixture
+def small_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A real 3 MB file system for the cache (tmpfs: needs root; skipped without)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(disk)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(disk))
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+
+
+def fill(disk: Path) -> None:
+    """Leave no room on ``disk``."""
+    with open(disk / "filler", "wb") as fh, contextlib.suppress(OSError):
+        while True:
+            fh.write(b"\0" * 65536)
+            fh.flush()
+
+
+@pytest.mark.parametrize("how", ["update", "bulk rebuild"])
+def test_a_full_cache_disk_keeps_the_old_index_in_use(small_disk: Path, tmp_path: Path, how: str) -> None:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    export = folder / "papers.txt"
+    words = [f"w{n}x" for n in range(600)]
+    rewrite(export, seed_text(words))
+    index = SearchIndex(load_corpus([folder]))
+    index.ensure()
+    index.close()
+    rewrite(export, seed_text(words + NEW))
+    fill(small_disk)
+    index = SearchIndex(load_corpus([folder]))
+    report = index.ensure() if how == "update" else index.ensure(rebuild=True, procs=2)
+    assert report.action == "unchanged"
+    assert report.reason.startswith("the cache disk is full (")
+    assert report.reason.endswith("): searching the previous index")
+    assert len(Searcher(index).search("w17x").hits) == 1  # the old index, searched
+    index.close()
+    (small_disk / "filler").unlink()
+    index = SearchIndex(load_corpus([folder]))
+    assert index.status() == "stale"
+    assert index.ensure().action == "updated"
     index.close()

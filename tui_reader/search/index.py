@@ -10,6 +10,7 @@ swapped in, so a reader never sees a half-built index.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -110,6 +111,26 @@ def _read_signatures(corpus: Corpus) -> dict[str, list[int]]:
     """Each file's (size, mtime) as of the content the corpus read, not as of now: a file
     rewritten after it was read must leave the index stale (parse_cache.load_file)."""
     return {str(data.path): list(data.signature) for data in corpus.files}
+
+
+_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def _disk_full(exc: BaseException) -> bool:
+    """No room in the cache: an OSError of ours, or a worker's (its traceback's last line)."""
+    if isinstance(exc, OSError):
+        return exc.errno in _FULL
+    return isinstance(exc, BulkFailed) and any(f"[Errno {n}]" in str(exc) for n in _FULL)
+
+
+def _release(writer: Any) -> None:
+    """Whoosh's write lock, which a cancel that failed (no room to flush) leaves held."""
+    with contextlib.suppress(Exception):
+        writer.cancel()
+    lock = getattr(writer, "writelock", None)
+    if lock is not None:
+        with contextlib.suppress(Exception):
+            lock.release()
 
 
 def _folder_id(folder: Path) -> tuple[int, int] | None:
@@ -258,12 +279,42 @@ class SearchIndex:
             state, report.reason = "missing", "the search index was damaged; rebuilt it"
         elif state == "outdated":
             state, report.reason = "missing", self._outdated()
+        usable = (self.status() if rebuild else state) in ("fresh", "stale")  # kept if no room
+        try:
+            return self._change(state, report, progress, rebuild, procs)
+        except OSError as exc:
+            if not (usable and _disk_full(exc)):
+                raise
+            self._drop_strays()
+            return UpdateReport("unchanged", reason=f"{self._full()}: searching the previous index")
+
+    def _full(self) -> str:
+        return f"the cache disk is full ({clean_label(str(self.base))})"
+
+    def _drop_strays(self) -> None:
+        """Remove what a failed update wrote beside the index (files its manifest does not
+        list), so the index there stays as it was."""
+        known = (self._manifest() or {}).get("index_files")
+        if not isinstance(known, dict):
+            return
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(self.dir):
+                name = entry.name
+                if entry.is_file() and name not in known and name != "manifest.json" and "LOCK" not in name:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
+
+    def _change(
+        self, state: str, report: UpdateReport, progress: Progress | None, rebuild: bool, procs: int | None
+    ) -> UpdateReport:
         if state == "stale":
             try:
                 report = self._update(progress)
             except IndexBusy:
                 raise
             except Exception as exc:  # a damaged index: start again rather than fail
+                if _disk_full(exc):
+                    raise
                 state, report.reason = "missing", f"index unreadable ({exc}); rebuilt"
         if state == "missing":
             reason = report.reason or ("rebuild requested" if rebuild else "")
@@ -282,7 +333,9 @@ class SearchIndex:
             docs = {corpus.ids[i]: _doc_sig(corpus, i) for i in range(n)}
             try:
                 self._bulk(ix, procs, progress)
-            except (BulkUnsupported, BulkFailed):  # slower, but the collection still gets its index
+            except (BulkUnsupported, BulkFailed) as exc:  # slower, but the collection gets its index
+                if _disk_full(exc):  # Whoosh's writer would find no room either
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)) from exc
                 self._standard(ix, progress)
             ix.close()
             self._write_manifest(docs, staging)
@@ -310,8 +363,7 @@ class SearchIndex:
             build.finish()
             writer.commit(merge=False)
         except BaseException:
-            with contextlib.suppress(Exception):
-                writer.cancel()
+            _release(writer)
             raise
         finally:
             if build is not None:
@@ -356,13 +408,18 @@ class SearchIndex:
         except whoosh.index.LockError as exc:
             raise IndexBusy("another tui-reader is writing this index") from exc
         total = len(removed) + len(added) + len(changed)
-        for pid in removed:
-            writer.delete_by_term("id", pid)
-        for n, pid in enumerate(added + changed):
-            writer.update_document(**document(corpus, corpus.index_of[pid]))
-            if progress and n % 50 == 0:
-                progress(n, total, "updating")
-        writer.commit()
+        try:
+            for pid in removed:
+                writer.delete_by_term("id", pid)
+            for n, pid in enumerate(added + changed):
+                writer.update_document(**document(corpus, corpus.index_of[pid]))
+                if progress and n % 50 == 0:
+                    progress(n, total, "updating")
+            writer.commit()
+        except BaseException:
+            _release(writer)
+            ix.close()
+            raise
         ix.close()
         self._write_manifest(new)
         return UpdateReport("updated", len(added), len(removed), len(changed))
