@@ -10,6 +10,7 @@ import pytest
 from fuzzing import url_problem
 
 from tui_reader.corpus.corpus import load_corpus
+from tui_reader.search.searcher import Searcher, SearchMode, SearchResult
 
 
 def _urls(tmp_path: Path, name: str, content: bytes) -> list[str]:
@@ -91,3 +92,34 @@ def test_a_json_field_kept_verbatim_holds_no_control(tmp_path: Path) -> None:
     line = b'{"title": "t", "abstract": "An abstract of some length.", "zzz": "a\\u001b]0;x\\u0007b"}\n'
     custom = _custom(tmp_path, "in.jsonl", line)
     assert custom == {"zzz": "ab"}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="csljson keeps the item's id verbatim as record['citation-key'] (a NUL included)",
+)
+def test_a_csl_id_holding_a_control_is_no_citation_key_with_it(tmp_path: Path) -> None:
+    """Found by the CSL-JSON target: "id": "\\u0000http://zotero.org/..." kept its NUL."""
+    fixture = Path(__file__).parent.parent / "fixtures" / "formats" / "zotero.csl.json"
+    item = fixture.read_bytes().replace(b'"id": "', b'"id": "\\u0000', 1)
+    (tmp_path / "in.json").write_bytes(item)
+    corpus = load_corpus([tmp_path], use_cache=False)
+    try:
+        papers = list(corpus)
+    finally:
+        corpus.close()
+    assert papers and all("\x00" not in str(p.record.get("citation-key", "")) for p in papers)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="QueryReader.words (search/reading.py:70), the reading 'that cannot fail', hands "
+    "'x ANDNOT ANDNOT x' to Whoosh's parser, whose syntax.py:353 asserts; Searcher.search "
+    "then says the index is damaged (IndexDamaged), and the CLI rebuilds the whole index",
+)
+@pytest.mark.parametrize("text", ["x ANDNOT ANDNOT x", "a ANDMAYBE ANDMAYBE b"])
+def test_a_doubled_binary_operator_is_a_query_not_a_damaged_index(seed_searcher: Searcher, text: str) -> None:
+    """Found by the query target ('abductive ANDNOT ANDNOT abductive ')."""
+    for mode in (SearchMode.ENTER, SearchMode.TYPING):
+        result = seed_searcher.search(text, mode, 10)
+        assert isinstance(result, SearchResult)
