@@ -53,7 +53,9 @@ TARGETS: dict[str, tuple[list[bytes], list[str]]] = {
 EVERY = [seed for seeds, _ in TARGETS.values() for seed in seeds]
 
 
-KNOWN_VERBATIM = "/custom"  # RIS and JSON keep unread fields raw under record["custom"]
+# Known bugs (test_regressions.py, xfail): RIS and JSON keep unread fields raw under
+# record["custom"], CSL-JSON its item id as the citation key. Remove once those pass.
+KNOWN_VERBATIM = ("/custom", "/citation-key")
 
 
 def record_strings(value: object, where: str = "") -> list[tuple[str, str]]:
