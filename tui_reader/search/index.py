@@ -31,7 +31,7 @@ from tui_reader.atomic import atomic_write_bytes, file_lock, remove_leftovers
 from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.text import clean_label
 from tui_reader.errors import CacheUnusable, IndexBusy, IndexDamaged
-from tui_reader.search import leftovers
+from tui_reader.search import faults, leftovers
 from tui_reader.search.build import BulkBuild, BulkFailed, BulkUnsupported
 from tui_reader.search.schema import SCHEMA_VERSION, document, make_schema
 from tui_reader.search.storage import MappedStorage
@@ -64,81 +64,10 @@ def _versions() -> dict[str, object]:
     return {"schema": SCHEMA_VERSION, "whoosh": whoosh.versionstring(), "loader": LOADER_VERSION}
 
 
-def _index_files(folder: Path) -> dict[str, str]:
-    """Size, modification time and a hash of the first and last 4 KiB of each Whoosh file: a
-    deleted, truncated or overwritten segment shows here for a few reads, where hashing 200 MB
-    would cost a second (Whoosh never rewrites a file it wrote: any write is damage)."""
-    out = {}
-    for entry in os.scandir(folder):
-        if not entry.is_file() or entry.name.endswith(("LOCK", ".lock")):
-            continue
-        if entry.name == "manifest.json":
-            continue
-        size = entry.stat().st_size
-        with open(entry.path, "rb") as fh:
-            head = fh.read(4096)
-            fh.seek(max(0, size - 4096))
-            tail = fh.read(4096)
-        digest = hashlib.blake2b(head + tail, digest_size=8).hexdigest()
-        out[entry.name] = f"{size}:{digest}:{entry.stat().st_mtime_ns}"
-    return out
-
-
-def _same_files(recorded: object, now: dict[str, str]) -> bool:
-    """The manifest's record of the files against what is there; a record from before times
-    were kept ("size:hash") is compared without them."""
-    if not isinstance(recorded, dict) or recorded.keys() != now.keys():
-        return False
-    return all(
-        was == this if was.count(":") == 2 else was == this.rsplit(":", 1)[0]
-        for was, this in ((str(recorded[name]), now[name]) for name in now)
-    )
-
-
-def _cache_problem(exc: OSError, base: Path) -> str | None:
-    """One line for an error writing in the cache folder (no filename: a write, most likely out
-    of room), None for another file's (a corpus file's)."""
-    if isinstance(exc, CacheUnusable):
-        return str(exc)
-    where = Path(os.fsdecode(exc.filename)) if exc.filename else None
-    if where is not None and not (where.is_relative_to(base) or base.is_relative_to(where)):
-        return None
-    detail = f" ({clean_label(str(where))})" if where is not None and where != base else ""
-    return f"cannot use the cache folder {clean_label(str(base))}: {exc.strerror or exc}{detail}"
-
-
 def _read_signatures(corpus: Corpus) -> dict[str, list[int]]:
     """Each file's (size, mtime) as of the content the corpus read, not as of now: a file
     rewritten after it was read must leave the index stale (parse_cache.load_file)."""
     return {str(data.path): list(data.signature) for data in corpus.files}
-
-
-_FULL = (errno.ENOSPC, errno.EDQUOT)
-
-
-def _disk_full(exc: BaseException) -> bool:
-    """No room in the cache: an OSError of ours, or a worker's (its traceback's last line)."""
-    if isinstance(exc, OSError):
-        return exc.errno in _FULL
-    return isinstance(exc, BulkFailed) and any(f"[Errno {n}]" in str(exc) for n in _FULL)
-
-
-def _release(writer: Any) -> None:
-    """Whoosh's write lock, which a cancel that failed (no room to flush) leaves held."""
-    with contextlib.suppress(Exception):
-        writer.cancel()
-    lock = getattr(writer, "writelock", None)
-    if lock is not None:
-        with contextlib.suppress(Exception):
-            lock.release()
-
-
-def _folder_id(folder: Path) -> tuple[int, int] | None:
-    try:
-        st = folder.stat()
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino)
 
 
 def _doc_sig(corpus: Corpus, i: int) -> str:
@@ -191,7 +120,7 @@ class SearchIndex:
             **_versions(),
             "files": _read_signatures(self.corpus),
             "roots": [str(r) for r in self.corpus.roots],
-            "index_files": _index_files(folder),
+            "index_files": faults.index_files(folder),
             "layout": MANIFEST_LAYOUT,
             "docs": docs,  # last: status() reads what comes before
         }
@@ -205,7 +134,7 @@ class SearchIndex:
         try:
             if manifest is None or not whoosh.index.exists_in(str(self.dir)):
                 return "missing" if not self.dir.exists() or manifest is None else "damaged"
-            if not _same_files(manifest.get("index_files"), _index_files(self.dir)):
+            if not faults.same_files(manifest.get("index_files"), faults.index_files(self.dir)):
                 return "damaged"  # a segment file went missing, was cut short or overwritten
         except Exception:  # a garbled TOC makes Whoosh raise anything at all
             return "damaged"
@@ -238,7 +167,7 @@ class SearchIndex:
         try:
             return self._ensure(progress, rebuild, procs, wait)
         except OSError as exc:
-            problem = _cache_problem(exc, self.base)
+            problem = faults.cache_problem(exc, self.base)
             if problem is None:
                 raise
             raise CacheUnusable(problem) from exc
@@ -283,7 +212,7 @@ class SearchIndex:
         try:
             return self._change(state, report, progress, rebuild, procs)
         except OSError as exc:
-            if not (usable and _disk_full(exc)):
+            if not (usable and faults.disk_full(exc)):
                 raise
             self._drop_strays()
             return UpdateReport("unchanged", reason=f"{self._full()}: searching the previous index")
@@ -294,15 +223,7 @@ class SearchIndex:
     def _drop_strays(self) -> None:
         """Remove what a failed update wrote beside the index (files its manifest does not
         list), so the index there stays as it was."""
-        known = (self._manifest() or {}).get("index_files")
-        if not isinstance(known, dict):
-            return
-        with contextlib.suppress(OSError):
-            for entry in os.scandir(self.dir):
-                name = entry.name
-                if entry.is_file() and name not in known and name != "manifest.json" and "LOCK" not in name:
-                    with contextlib.suppress(OSError):
-                        os.unlink(entry.path)
+        faults.drop_strays(self.dir, (self._manifest() or {}).get("index_files"))
 
     def _change(
         self, state: str, report: UpdateReport, progress: Progress | None, rebuild: bool, procs: int | None
@@ -313,7 +234,7 @@ class SearchIndex:
             except IndexBusy:
                 raise
             except Exception as exc:  # a damaged index: start again rather than fail
-                if _disk_full(exc):
+                if faults.disk_full(exc):
                     raise
                 state, report.reason = "missing", f"index unreadable ({exc}); rebuilt"
         if state == "missing":
@@ -334,7 +255,7 @@ class SearchIndex:
             try:
                 self._bulk(ix, procs, progress)
             except (BulkUnsupported, BulkFailed) as exc:  # slower, but the collection gets its index
-                if _disk_full(exc):  # Whoosh's writer would find no room either
+                if faults.disk_full(exc):  # Whoosh's writer would find no room either
                     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)) from exc
                 self._standard(ix, progress)
             ix.close()
@@ -363,7 +284,7 @@ class SearchIndex:
             build.finish()
             writer.commit(merge=False)
         except BaseException:
-            _release(writer)
+            faults.release(writer)
             raise
         finally:
             if build is not None:
@@ -417,7 +338,7 @@ class SearchIndex:
                     progress(n, total, "updating")
             writer.commit()
         except BaseException:
-            _release(writer)
+            faults.release(writer)
             ix.close()
             raise
         ix.close()
@@ -436,11 +357,11 @@ class SearchIndex:
         """Mapped, not copied into memory (storage.py). Another process may swap a rebuilt
         index in while we open it (readers do not wait for builds): then open the new one."""
         for attempt in range(3):
-            before = _folder_id(self.dir)
+            before = faults.folder_id(self.dir)
             try:
                 return MappedStorage(str(self.dir)).open_index()
             except Exception as exc:
-                if attempt < 2 and (before is None or _folder_id(self.dir) != before):
+                if attempt < 2 and (before is None or faults.folder_id(self.dir) != before):
                     time.sleep(0.05)
                     continue
                 raise IndexDamaged(f"the search index is damaged: it does not open ({exc!r})") from exc

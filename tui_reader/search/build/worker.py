@@ -153,10 +153,10 @@ def die_with_parent(parent: int) -> None:
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(PARENT_CHECK_SECONDS)
-        os._exit(1)
+        os.kill(os.getpid(), signal.SIGKILL)
 
     if os.getppid() != parent:  # it died before the signal was asked for
-        os._exit(1)
+        os.kill(os.getpid(), signal.SIGKILL)
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
