@@ -331,9 +331,7 @@ def _record(tags: Tags, source_type: str, code: str, title_tag: str) -> tuple[st
     files = _files(tags)
     if files:
         out["file"] = files
-    if code in BOOKS and not venue:
-        venue = str(out.get("publisher") or "")  # a book's venue, as the exporter writes it
-    elif not venue and code in ("RPRT", "THES"):
+    if not venue:  # a book's, a report's or a misc's venue is its publisher, as export writes it
         venue = str(out.get("publisher") or "")
     return venue, out
 
