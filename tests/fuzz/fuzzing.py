@@ -300,7 +300,10 @@ def url_problem(url: str) -> str | None:
         return None
     if URL_BAD.search(url):
         return "a space or control character"
-    parts = urllib.parse.urlsplit(url)
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError as exc:
+        return f"urlsplit refuses it ({exc})"
     if parts.scheme not in ("http", "https", "file"):
         return f"scheme {parts.scheme!r}"
     if parts.scheme != "file" and not parts.hostname:

@@ -123,3 +123,29 @@ def test_a_doubled_binary_operator_is_a_query_not_a_damaged_index(seed_searcher:
     for mode in (SearchMode.ENTER, SearchMode.TYPING):
         result = seed_searcher.search(text, mode, 10)
         assert isinstance(result, SearchResult)
+
+
+@pytest.mark.parametrize("url", ["https://#example.org/a_b?x=1", "https://[example.org/a"])
+def test_a_bibtex_url_with_no_host_is_no_link(tmp_path: Path, url: str) -> None:
+    """Found by the BibTeX target: a flipped byte left "https://#..." (no host) or "https://[..."
+    (which urlsplit refuses) as paper.url."""
+    bib = b"@article{k, title = {T}, abstract = {An abstract of some length.}, url = {%s}}\n" % url.encode()
+    assert _urls(tmp_path, "in.bib", bib) == [""]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="config.save_theme (library/config.py:355) raises TOMLDecodeError: with_theme splits "
+    "lines where str.splitlines does (U+0085 inside a string), so the new text does not parse",
+)
+def test_saving_the_theme_over_a_value_holding_nel_says_not_saved(tmp_path: Path) -> None:
+    """Found by the config target: theme = "\\x85nord"."""
+    from tui_reader.library.config import ConfigNotSaved, save_theme
+
+    path = tmp_path / "config.toml"
+    path.write_bytes(b'theme = "\xc2\x85nord"\nsort = "year"\n')
+    try:
+        save_theme(path, "gruvbox")
+    except ConfigNotSaved:
+        return
+    assert b"gruvbox" in path.read_bytes()

@@ -31,6 +31,7 @@ from tui_reader.corpus.formats.common import (
     split_keywords,
 )
 from tui_reader.corpus.formats.latex import to_text
+from tui_reader.corpus.formats.links import is_web
 from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.text import strip_controls
 
@@ -231,7 +232,7 @@ def build(path: Path, data: object) -> Paper | None:
         get("url"), get("doi"), get("journal"), get("note"), get("howpublished"), eprint
     )
     links = bibrecord.url_links(get("url") or "")
-    url = next((link for link in links if bibrecord.WEB.fullmatch(link)), "") or (
+    url = next((link for link in links if bibrecord.WEB.fullmatch(link) and is_web(link)), "") or (
         ARXIV_ABS + arxiv if arxiv else ""
     )
     doi_field = " ".join(bibrecord.url_links(get("doi") or ""))
