@@ -17,6 +17,7 @@ from fuzzing import SEEDS, no_hang, run, tally
 from hypothesis import strategies as st
 
 from tui_reader.corpus.corpus import load_corpus
+from tui_reader.errors import IndexDamaged
 from tui_reader.search import querytext
 from tui_reader.search.index import SearchIndex
 from tui_reader.search.searcher import TIME_LIMIT, Searcher, SearchMode, SearchResult, snippet
@@ -125,6 +126,14 @@ def check_query(searcher: Searcher, text: str) -> None:
     if KNOWN_DOUBLED.search(text):
         tally("known: a doubled operator (test_regressions.py, xfail)")
         return
+    try:
+        with no_hang():
+            searcher.search(text, SearchMode.ENTER, 100_000)
+    except IndexDamaged as exc:  # Whoosh's parser asserting: the known bug, in another spelling
+        if isinstance(exc.__cause__, AssertionError):
+            tally("known: Whoosh's parser asserts (test_regressions.py, xfail)")
+            return
+        raise
     with no_hang():
         enter = searcher.search(text, SearchMode.ENTER, 100_000)
         typing = searcher.search(text, SearchMode.TYPING, 10)
