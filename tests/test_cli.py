@@ -497,7 +497,7 @@ def test_config_with_mistakes_names_their_lines(
     data = tomllib.loads(result.stdout)
     assert data["theme"] == "nord" and data["read_delay"] == 1.5
     assert data["keys"]["open_link"] == "O" and data["keys"]["similar"] == "s"
-    assert "# Open the paper's link" in result.stdout and '(default "o")' in result.stdout
+    assert "# Open the paper's attachment" in result.stdout and '(default "o")' in result.stdout
 
 
 @pytest.mark.usefixtures("warm")

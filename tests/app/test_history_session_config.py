@@ -149,7 +149,7 @@ async def test_config_theme_keys_and_sort(make_app: MakeApp, config_file: Path, 
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         rows = dict(app.screen.sections()[0][1])
-        assert rows["O"].startswith("Open the paper's link")
+        assert rows["O"].startswith("Open the paper's attachment")
         await pilot.press("escape")
         app.theme = "gruvbox"  # as the palette's theme picker sets it
         await drained(pilot)

@@ -60,7 +60,7 @@ _FOLD_TOKEN = str.maketrans({**LETTER_NAMES, **SYMBOL_NAMES})  # one token's tex
 _SPELL = str.maketrans({**LETTER_NAMES, **{k: f" {v} " for k, v in SYMBOL_NAMES.items()}})
 
 
-class MathFoldFilter(Filter):  # type: ignore[misc]
+class MathFoldFilter(Filter):
     """Greek letters and math symbols to their names: the chain's half of the fused _folded."""
 
     def __eq__(self, other: object) -> bool:
