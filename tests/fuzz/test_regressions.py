@@ -149,3 +149,19 @@ def test_saving_the_theme_over_a_value_holding_nel_says_not_saved(tmp_path: Path
     except ConfigNotSaved:
         return
     assert b"gruvbox" in path.read_bytes()
+
+
+def test_a_bibtex_file_field_holding_a_control_keeps_none(tmp_path: Path) -> None:
+    """Found by the BibTeX target: a JabRef file field ":y.pdf:\\x10DF" kept the control in
+    record["file"][...]["mime"]."""
+    bib = b"@article{k, title = {T}, abstract = {An abstract of some length.},"
+    bib += b" file = {:papers/x.pdf:PDF;:y.pdf:\x10DF}}\n"
+    (tmp_path / "in.bib").write_bytes(bib)
+    corpus = load_corpus([tmp_path], use_cache=False)
+    try:
+        (paper,) = list(corpus)
+    finally:
+        corpus.close()
+    files = paper.record["file"]
+    assert isinstance(files, list) and len(files) == 2
+    assert all("\x10" not in v for f in files for v in f.values()), files

@@ -162,7 +162,7 @@ def url_links(value: str) -> list[str]:
 def attachments(value: str) -> list[dict[str, str]]:
     """Attachments as Zotero (``files/12/x.pdf``, ``Full Text:x.pdf:application/pdf``), JabRef
     (``:papers/x.pdf:PDF;:y.pdf:PDF``) and Mendeley (``:C\\:/Users/x.pdf:pdf``) write them."""
-    value = value.replace("$\\backslash$", "\\")  # old Mendeley: Windows backslashes as math
+    value = strip_controls(value).replace("$\\backslash$", "\\")  # old Mendeley: Windows backslashes as math
     out: list[dict[str, str]] = []
     for item in _FILE_SPLIT.split(value):
         parts = _FILE_PART.split(item.strip())
