@@ -165,3 +165,21 @@ def test_a_bibtex_file_field_holding_a_control_keeps_none(tmp_path: Path) -> Non
     files = paper.record["file"]
     assert isinstance(files, list) and len(files) == 2
     assert all("\x10" not in v for f in files for v in f.values()), files
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="csljson.build takes the item's type verbatim as Paper.kind and record['type'] / "
+    "record['source-type'] (a DEL included)",
+)
+def test_a_csl_type_holding_a_control_is_no_kind_with_it(tmp_path: Path) -> None:
+    """Found by the CSL-JSON target: "type": "\\u007farticle-journal"."""
+    fixture = Path(__file__).parent.parent / "fixtures" / "formats" / "zotero.csl.json"
+    item = fixture.read_bytes().replace(b'"type": "', b'"type": "\\u007f', 1)
+    (tmp_path / "in.json").write_bytes(item)
+    corpus = load_corpus([tmp_path], use_cache=False)
+    try:
+        papers = list(corpus)
+    finally:
+        corpus.close()
+    assert papers and all("\x7f" not in p.kind + str(p.record.get("type", "")) for p in papers)
