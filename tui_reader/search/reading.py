@@ -67,7 +67,12 @@ class QueryReader:
     def words(self, text: str) -> query.Query:
         """The text's plain words, ANDed: the reading that cannot fail."""
         words = querytext.plain_words(text, self.fields)
-        return self._plain.parse(words) if words else query.NullQuery
+        if not words:
+            return query.NullQuery
+        try:
+            return self._plain.parse(words)
+        except Exception:  # Whoosh's parser asserts on "x ANDNOT ANDNOT x": each word quoted
+            return self._plain.parse(" ".join(f'"{w}"' for w in words.replace('"', " ").split()))
 
     def typing(self, text: str, reader: IndexReader) -> tuple[query.Query, bool]:
         """What was typed so far, read as Enter would read it once finished, with the word being

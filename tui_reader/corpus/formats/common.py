@@ -13,7 +13,7 @@ import stat
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from tui_reader.atomic import file_kind, open_regular
 from tui_reader.corpus.identity import identify, is_placeholder
@@ -22,7 +22,7 @@ from tui_reader.corpus.text import clean_label, normalise, normalise_inline, str
 from tui_reader.corpus.titles import make_title
 from tui_reader.corpus.venues import split_venue
 
-LOADER_VERSION = 10  # bump when parsing or normalisation changes: invalidates the parse cache
+LOADER_VERSION = 11  # bump when parsing or normalisation changes: invalidates the parse cache
 # what fmt() names a file by; .bibtex reads as .bib, .csljson as .csl.json (each gzipped too)
 SUFFIXES = {".txt", ".json", ".jsonl", ".ndjson", ".bib", ".ris", ".csl.json"}
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d|21\d\d)(?!\d)")  # as the integer range below
@@ -290,11 +290,23 @@ def make_paper(
         doi=doi,
         arxiv=arxiv,
         keywords=[k for k in dict.fromkeys(str(normalise_inline(k)).strip() for k in keywords) if k],
-        kind=kind,
-        record=record,
+        kind=strip_controls(kind),
+        record=clean_record(record) if record else {},
         aliases=[old] if old != pid else [],
         identity=ident.to_json(),
     )
+
+
+def clean_record(value: Any) -> Any:
+    """The record with control characters and escape sequences stripped from every key and text,
+    "custom" included: verbatim means as the source wrote its text, never terminal control."""
+    if isinstance(value, str):
+        return strip_controls(value)
+    if isinstance(value, dict):
+        return {strip_controls(str(k)): clean_record(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean_record(v) for v in value]
+    return value
 
 
 # Citation fields. An arXiv id is new style (2101.00001, with a version or not) or old style
