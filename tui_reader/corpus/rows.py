@@ -172,7 +172,8 @@ class Rows:
                 _DESCRIPTORS.drop(self)
 
     def __del__(self) -> None:
-        self.close()
+        if _DESCRIPTORS is not None:  # None at interpreter shutdown: the process closes the fd
+            self.close()
 
 
 def reason(folder: Path, exc: OSError) -> str:

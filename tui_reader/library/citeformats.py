@@ -58,6 +58,8 @@ def _ris_where(paper: Paper, kind: str, out: dict[str, Any]) -> None:
     elif kind == "misc" and not container:  # a misc's venue is where it is published
         publisher = publisher or ("" if venue.lower() == "arxiv" else venue)
         venue = ""
+    if not container and venue == publisher:  # a venue read from the publisher is no container
+        venue = ""
     pairs = (
         ("secondary_title", venue),
         ("alternate_title1", rec.text(r, "container-title-short")),
