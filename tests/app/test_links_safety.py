@@ -420,7 +420,8 @@ async def test_a_url_urlsplit_refuses_is_shown_as_text(make_app: MakeApp, tmp_pa
     app = make_app(path)
     async with app.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
-        assert "http://[oops" in detail_text(app)
+        assert "http://[oops" not in detail_text(app)  # no link; kept verbatim in the record
+        assert app.screen.corpus.paper(0).record["custom"] == {"url": "http://[oops"}
         await pilot.press("o")
         await drained(pilot)
         assert notices(app)[-1].startswith("This paper has no link")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from tui_reader.corpus.identity import (
@@ -178,6 +178,8 @@ def test_fold_ignores_spacing_punctuation_and_case(parts: list[str], sep: str) -
 
 @given(words, words)
 def test_family_given_either_way(family: str, given_name: str) -> None:
+    # "AA JR" is a given name and a suffix, not a family name: the one real ambiguity of the order
+    assume(family.casefold().strip(".") not in {"jr", "sr", "ii", "iii", "iv", "v"})
     assert author_key(f"{family}, {given_name}") == author_key(f"{given_name.lower()} {family.lower()}")
 
 

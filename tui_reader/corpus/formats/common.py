@@ -22,7 +22,7 @@ from tui_reader.corpus.text import clean_label, normalise, normalise_inline, str
 from tui_reader.corpus.titles import make_title
 from tui_reader.corpus.venues import split_venue
 
-LOADER_VERSION = 11  # bump when parsing or normalisation changes: invalidates the parse cache
+LOADER_VERSION = 12  # bump when parsing or normalisation changes: invalidates the parse cache
 # what fmt() names a file by; .bibtex reads as .bib, .csljson as .csl.json (each gzipped too)
 SUFFIXES = {".txt", ".json", ".jsonl", ".ndjson", ".bib", ".ris", ".csl.json"}
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d|21\d\d)(?!\d)")  # as the integer range below

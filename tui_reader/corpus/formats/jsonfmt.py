@@ -18,6 +18,7 @@ from tui_reader.atomic import open_regular
 from tui_reader.corpus.formats import arxiv, common, encoding, links
 from tui_reader.corpus.formats.common import (
     Record,
+    arxiv_id,
     bare_doi,
     fmt,
     is_gzip,
@@ -268,6 +269,7 @@ def build(path: Path, payload: object) -> Paper | None:
         _first(payload, YEAR_KEYS),
         links.first_web(found) or None,  # a DOI, a path or javascript: is never the link
         doi=bare_doi(doi) if isinstance(doi, str) else "",
+        arxiv=arxiv_id(*found),  # "arXiv:2101.00001" as a url is no web link, but an arXiv id
         record=_record(payload, found),
     )
 

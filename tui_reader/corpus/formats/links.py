@@ -29,5 +29,14 @@ def is_web(link: str) -> bool:
     return parts.scheme.lower() in _SCHEMES and bool(parts.netloc) and link.isprintable()
 
 
+_BARE_HOST = re.compile(r"(?:www\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?:[/?#]\S*)?", re.IGNORECASE)
+
+
 def first_web(links: list[str]) -> str:
-    return next((link for link in links if is_web(link)), "")
+    """The first web link; a bare host and path (openreview.net/forum?id=x) is read as https."""
+    for link in links:
+        if is_web(link):
+            return link
+        if _BARE_HOST.fullmatch(link) and is_web("https://" + link):
+            return "https://" + link
+    return ""
