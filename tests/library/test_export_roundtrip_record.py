@@ -130,10 +130,6 @@ def test_an_export_from_the_snapshots_alone_keeps_the_record(
     tmp_path: Path, fmt: str, suffix: str, write
 ) -> None:  # type: ignore[no-untyped-def]
     """Without the collection open, the bookmarks' snapshots give the same export."""
-    from tui_reader.library.bookmarks import SNAPSHOT
-
-    if "record" not in SNAPSHOT:
-        pytest.skip("bookmark snapshots do not carry Paper.record yet (library/bookmarks.py)")
     first = tmp_path / f"first{suffix}"
     first.write_text(write([(p, "") for p in LIBRARY]), "utf-8")
     corpus = opened(first)
