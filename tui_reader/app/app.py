@@ -123,6 +123,8 @@ class ReaderApp(App[None]):
             for command in palette_commands():
                 titles.add(command.title.casefold())
                 action = command.action or ""
+                if screen.check_action(action, ()) is False:
+                    continue  # cannot run now: not offered (check_action)
                 yield SystemCommand(command.title, command.help, partial(screen.run_action, action))
         for system in super().get_system_commands(screen):
             if system.title.casefold() not in titles:

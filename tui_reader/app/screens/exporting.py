@@ -1,23 +1,22 @@
-"""``E``: the list as it stands (the search's whole answer, in its order and view; without a
-query, the collection as listed) written as BibTeX to a new file in the current folder,
-``tui-reader-export-<query>-<date>.bib`` (``-1``, ``-2``... rather than over a file), in a
-worker; the notice names the file.
+"""``E``: the list as it stands (the selection if there is one; else the view's whole answer, in
+its order and restriction) written as BibTeX to a new file in the current folder,
+``tui-reader-export-<query>-<date>.bib`` (``-1``, ``-2``... rather than over a file), in a worker;
+the notice names the file.
 
 The list holds a search's answer a page at a time: when more is left to load, the worker asks
 the searcher for every match (no time limit), in the same relevance order the list is in, and
-keeps the view's filter (bookmarks, unread).
+keeps the view's restriction.
 """
 
 from __future__ import annotations
 
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on, work
-from textual.message import Message
-
-from tui_reader.app.screens.state import ReaderState
+from tui_reader.app.messages import ExportWritten
+from tui_reader.app.model import Kind, Restriction
 from tui_reader.corpus.text import clean_label
 from tui_reader.library.export import export_name, export_papers, write_new_file
 from tui_reader.search.modes import SearchMode
@@ -25,44 +24,48 @@ from tui_reader.search.modes import SearchMode
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from tui_reader.app.screens.main import MainScreen
     from tui_reader.corpus.corpus import Corpus
     from tui_reader.search.searcher import Searcher, SearchResult
     from tui_reader.search.subsets import Sets
 
 
-class ExportWritten(Message, bubble=False):
-    def __init__(self, path: Path | None, count: int, error: str = "") -> None:
-        self.path = path
-        self.count = count
-        self.error = error
-        super().__init__()
+class Exporter:
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
 
-
-class Exporting(ReaderState):
-    def action_export_results(self) -> None:
-        corpus = self.corpus
+    def export(self) -> None:
+        screen = self.screen
+        corpus = screen.corpus
         if corpus is None:
-            self.notify("Nothing to export yet: the collection is still loading.", severity="warning")
+            screen.notify("Nothing to export yet: the collection is still loading.", severity="warning")
             return
-        base = self.base if self.result is not None else None
-        more = base if base is not None and len(base.hits) < base.total and base.kind != "similar" else None
-        hidden = self._hidden_ids(corpus)
-        notes = {mark.id: mark.note for mark in self.bookmarks if mark.note}
-        query = self.result.query if self.result is not None else ""
-        self.write_export(
-            corpus, list(self.papers.rows), more, self.searcher, self.search_sets, hidden, notes, query
+        top = screen.model.top
+        result = top.result
+        rows: Sequence[int] = list(screen.papers.rows)
+        more = None
+        if screen.selected:
+            rows = [r for r in rows if corpus.ids[r] in screen.selected]
+        elif result is not None and len(result.hits) < result.total and top.view.kind is not Kind.SIMILAR:
+            more = result
+        hidden = self._hidden(corpus, top.view.restriction)
+        notes = {mark.id: mark.note for mark in screen.bookmarks if mark.note}
+        query = result.query if result is not None else ""
+        work = partial(
+            self._write, corpus, rows, more, screen.searcher, screen.search_sets, hidden, notes, query
         )
+        screen.run_worker(work, thread=True, group="export", exit_on_error=False)
 
-    def _hidden_ids(self, corpus: Corpus) -> frozenset[str] | None:
-        """Ids the view would leave out of rows fetched anew; None: it shows every match."""
-        if self.view == "bookmarks":
-            return frozenset(corpus.ids) - {mark.id for mark in self.bookmarks}
-        if self.view == "unread":
-            return self.read
+    def _hidden(self, corpus: Corpus, restriction: Restriction) -> frozenset[str] | None:
+        """Ids the restriction would leave out of rows fetched anew; None: it shows every match."""
+        screen = self.screen
+        if restriction is Restriction.BOOKMARKS:
+            return frozenset(corpus.ids) - {mark.id for mark in screen.bookmarks}
+        if restriction is Restriction.UNREAD:
+            return screen.read
         return None
 
-    @work(thread=True, group="export")
-    def write_export(
+    def _write(
         self,
         corpus: Corpus,
         rows: Sequence[int],
@@ -73,6 +76,7 @@ class Exporting(ReaderState):
         notes: dict[str, str],
         query: str,
     ) -> None:
+        post = self.screen.post_message
         try:
             if more is not None and searcher is not None:
                 mode = SearchMode.MORE if more.typing else SearchMode.ENTER
@@ -82,14 +86,13 @@ class Exporting(ReaderState):
             text = export_papers(papers, "bibtex", notes)
             path = write_new_file(Path.cwd(), export_name(query, date.today()), text.encode("utf-8"))
         except Exception as exc:  # a full disk or a read-only folder: said, never a crash
-            self.post_message(ExportWritten(None, 0, f"{exc.__class__.__name__}: {exc}"))
+            post(ExportWritten(None, 0, f"{exc.__class__.__name__}: {exc}"))
             return
-        self.post_message(ExportWritten(path, len(papers)))
+        post(ExportWritten(path, len(papers)))
 
-    @on(ExportWritten)
-    def _export_written(self, event: ExportWritten) -> None:
+    def written(self, event: ExportWritten) -> None:
         if event.path is None:
-            self.notify(f"Could not export the list: {event.error}", severity="error")
+            self.screen.notify(f"Could not export the list: {event.error}", severity="error")
             return
         noun = "paper" if event.count == 1 else "papers"
-        self.notify(f"Exported {event.count:,} {noun} as BibTeX to {clean_label(str(event.path))}")
+        self.screen.notify(f"Exported {event.count:,} {noun} as BibTeX to {clean_label(str(event.path))}")

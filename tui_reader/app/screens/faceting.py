@@ -1,100 +1,98 @@
-"""The facet panel's half of the screen: counts for every match of the query on show, worked out
-in a worker once its results are on screen (an Enter answer, not type-ahead's), and a chosen value
-added to the query."""
+"""The facet panel's half of the screen: counts for every match of the view on show, worked out
+in a worker once its answer is in (Enter's, not type-ahead's), and a chosen value added to the
+query as a new view (Esc goes back to the one before)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
-from textual import on, work
-
 from tui_reader.app.messages import FacetsFailed, FacetsReady
-from tui_reader.app.screens.session import SessionKeeping
-from tui_reader.app.widgets.facets import FacetPanel
+from tui_reader.app.model import Entry, Kind
 from tui_reader.corpus.text import clean_label
 
 if TYPE_CHECKING:
-    from tui_reader.search.searcher import Searcher, SearchResult
+    from tui_reader.app.screens.main import MainScreen
+    from tui_reader.search.searcher import Searcher
     from tui_reader.search.subsets import Sets
 
 
-class Faceting(SessionKeeping):
-    _facets_seq = 0  # the latest request: an older answer is dropped
-    _facets_for: tuple[str, object] | None = None  # (query, sets) the panel counts (or is counting)
+class Facets:
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+        self._request = 0  # the latest count asked for: an older answer is dropped
+        self._counted: tuple[str, object] | None = None  # (query, sets) counted (or counting)
 
-    @property
-    def facet_panel(self) -> FacetPanel:
-        return self.query_one(FacetPanel)
-
-    def action_toggle_facets(self) -> None:
-        """Show or hide the facet panel; shown, it counts the query on show."""
-        panel = self.facet_panel
+    def toggle(self) -> None:
+        """Show or hide the panel; shown, it counts the view on show."""
+        screen = self.screen
+        panel = screen.facet_panel
         if panel.display:
-            if self.focused is panel:
-                self.papers.focus()
+            if screen.focused is panel:
+                screen.papers.focus()
             panel.display = False
-            self._facets_for = None
+            self._counted = None
             return
         panel.display = True
         panel.focus()
-        self.refresh_facets()
+        self.refresh()
 
-    def results_shown(self, result: SearchResult | None) -> None:
-        """A final answer is on screen (None: the whole collection): count it if the panel is open."""
-        if result is not None and (result.typing or result.kind == "similar"):
-            return
-        self.refresh_facets()
+    def index_ready(self) -> None:
+        self._counted = None
+        self.refresh()
 
-    def facets_query(self) -> str:
+    def shown(self, entry: Entry) -> None:
+        """An answer is on screen: count it if the panel is open (not type-ahead's or similar's)."""
+        if entry.view.kind in (Kind.COLLECTION, Kind.SEARCH):
+            self.refresh()
+
+    def query(self) -> str:
         """The text whose matches the panel counts: Enter's query on show, or '' (every paper)."""
-        base = self.base if self.result is not None else None
-        if base is None or base.typing or base.kind == "similar":
-            return ""
-        return base.query
+        view = self.screen.model.view
+        return view.query if view.kind is Kind.SEARCH else ""
 
-    def refresh_facets(self) -> None:
-        panel = self.facet_panel
+    def refresh(self) -> None:
+        screen = self.screen
+        panel = screen.facet_panel
         if not panel.display:
             return
-        if self.searcher is None:
-            panel.show_message(f"Facets need the index ({self.index_state}).")
-            self._facets_for = None
+        if screen.searcher is None:
+            panel.show_message(f"Facets need the index ({screen.index_state}).")
+            self._counted = None
             return
-        text, sets = self.facets_query(), self.search_sets
-        if self._facets_for is not None and self._facets_for[0] == text and self._facets_for[1] is sets:
+        text, sets = self.query(), screen.search_sets
+        if self._counted is not None and self._counted[0] == text and self._counted[1] is sets:
             return  # counted already (another page of the same answer)
-        self._facets_for = (text, sets)
-        self._facets_seq += 1
+        self._counted = (text, sets)
+        self._request += 1
         panel.show_message("Counting…")
-        self.count_facets(self.searcher, text, sets, self._facets_seq)
+        work = partial(self._count, screen.searcher, text, sets, self._request)
+        screen.run_worker(work, thread=True, exclusive=True, group="facets", exit_on_error=False)
 
-    @work(thread=True, exclusive=True, group="facets")
-    def count_facets(self, searcher: Searcher, text: str, sets: Sets, seq: int) -> None:
+    def _count(self, searcher: Searcher, text: str, sets: Sets, request: int) -> None:
         from tui_reader.search.facets import facets
 
+        post = self.screen.post_message
         try:
             found = facets(searcher, text, sets)
         except Exception as exc:  # a damaged index shows up in the search too; say so here
-            self.post_message(FacetsFailed(exc, seq))
+            post(FacetsFailed(exc, request))
             return
         if found is None:  # a search began (typing): counting gave way; the next answer recounts
-            self.post_message(FacetsFailed(RuntimeError("paused while you type; Enter counts again"), seq))
+            post(FacetsFailed(RuntimeError("paused while you type; Enter counts again"), request))
             return
-        self.post_message(FacetsReady(found, seq))
+        post(FacetsReady(found, request))
 
-    @on(FacetsReady)
-    def _facets_ready(self, event: FacetsReady) -> None:
-        if event.seq == self._facets_seq and self.facet_panel.display:
-            self.facet_panel.show_facets(event.facets)
+    def ready(self, event: FacetsReady) -> None:
+        panel = self.screen.facet_panel
+        if event.request == self._request and panel.display:
+            panel.show_facets(event.facets)
 
-    @on(FacetsFailed)
-    def _facets_failed(self, event: FacetsFailed) -> None:
-        if event.seq == self._facets_seq:
-            self._facets_for = None
-            self.facet_panel.show_message(f"No counts: {clean_label(str(event.error))}")
+    def failed(self, event: FacetsFailed) -> None:
+        if event.request == self._request:
+            self._counted = None
+            self.screen.facet_panel.show_message(f"No counts: {clean_label(str(event.error))}")
 
-    @on(FacetPanel.Chosen)
-    def _facet_chosen(self, event: FacetPanel.Chosen) -> None:
-        """Narrow the query on show to the value chosen, and search it."""
-        text = f"{self.facets_query().strip()} {event.clause}".strip()
-        self.search_for(text)
+    def chosen(self, clause: str) -> None:
+        """Narrow the query on show to the value chosen, as a new view."""
+        self.screen.search_for(f"{self.query().strip()} {clause}".strip())

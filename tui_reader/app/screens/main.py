@@ -1,11 +1,10 @@
-"""The reader screen: loading and indexing, the messages that report them, and the watchers that
-turn the state (see state.py) into what the panes show.
+"""The reader screen: it owns the model of what is on screen (model.py) and the collaborators that
+change it, one concern each (loading.py, searching.py, reading.py, session.py, faceting.py,
+annotating.py, sharing.py, exporting.py); it hands each message and key to the one it concerns.
 
-State flows one way. Workers (threads) post messages (messages.py); handlers set reactives; the
-watchers below redraw the list and the detail pane, and the status line is bound to the same
-reactives. Nothing redraws by hand after changing state. Searching lives in search_flow.py, view
-and order in arranging.py, read state in reading.py, history and session in session.py, the other
-commands in actions.py.
+State flows one way: a key or a worker's message changes the model; ``show_entry`` projects the
+top entry onto the reactives below; the widgets are bound to those reactives (``data_bind``) or
+redrawn by their watchers. No collaborator draws by hand.
 """
 
 from __future__ import annotations
@@ -14,76 +13,87 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.notifications import SeverityLevel
 from textual.reactive import var
-from textual.widgets import Footer
-from textual.worker import get_current_worker
+from textual.screen import Screen
+from textual.widgets import Footer, Input
 
-from tui_reader import paths as app_paths
+from tui_reader.app import messages as m
 from tui_reader.app.commands import screen_bindings
-from tui_reader.app.messages import (
-    CorpusGrowing,
-    CorpusLoaded,
-    IndexDamagedFound,
-    IndexFailed,
-    IndexProgress,
-    IndexReady,
-    LoadFailed,
-)
-from tui_reader.app.progress import OverallProgress
-from tui_reader.app.screens.actions import PaperActions
-from tui_reader.app.screens.exporting import Exporting
-from tui_reader.app.screens.state import ReaderState, sentence
+from tui_reader.app.model import Entry, Kind, ReaderModel, Restriction, Sort
+from tui_reader.app.screens.annotating import Annotator
+from tui_reader.app.screens.exporting import Exporter
+from tui_reader.app.screens.faceting import Facets
+from tui_reader.app.screens.loading import Loader
+from tui_reader.app.screens.reading import ReadTracker
+from tui_reader.app.screens.searching import SearchFlow, result_info, sort_notice
+from tui_reader.app.screens.session import SessionKeeper
+from tui_reader.app.screens.sharing import Sharing
+from tui_reader.app.screens.shown import Shown
 from tui_reader.app.widgets.facets import FacetPanel
-from tui_reader.app.widgets.paper_detail import (
-    PaperDetail,
-    ReadingState,
-    paper_content,
-    shown_abstract,
-    shown_title,
-)
+from tui_reader.app.widgets.paper_detail import PaperDetail
 from tui_reader.app.widgets.paper_list import PaperList
 from tui_reader.app.widgets.search_bar import SearchBar
 from tui_reader.app.widgets.status_line import StatusLine
-from tui_reader.corpus.columns import title_only
-from tui_reader.corpus.corpus import load_corpus
-from tui_reader.corpus.text import clean_label
-from tui_reader.errors import IndexDamaged
+from tui_reader.corpus.text import clean_text
 from tui_reader.library.config import Config
-from tui_reader.library.userdata import open_user_data
 
 if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
-    from tui_reader.library.bookmarks import Bookmark
+    from tui_reader.corpus.paper import Paper
+    from tui_reader.library.bookmarks import Bookmark, BookmarkStore
+    from tui_reader.search.index import SearchIndex
+    from tui_reader.search.searcher import Searcher, SearchResult
+
+NOTICE_LIMIT = 90  # characters of a notice: one line of a toast
 
 
-class IndexCancelled(Exception):
-    pass
-
-
-class LoadCancelled(Exception):
-    """The screen is closing while the files are read: stop reading (no temp file is left)."""
-
-
-class MainScreen(Exporting, PaperActions):
+class MainScreen(Screen[None]):
     BINDINGS = screen_bindings()
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     AUTO_FOCUS = "PaperList"
 
+    # the top entry, projected for the widgets (the status line binds these)
+    corpus: var[Corpus | None] = var["Corpus | None"](None, init=False)
+    result: var[SearchResult | None] = var["SearchResult | None"](None, init=False, always_update=True)
+    view: var[Restriction] = var(Restriction.ALL, init=False)
+    sort: var[Sort] = var(Sort.RELEVANCE, init=False)
+    order: var[str] = var("relevance", init=False)
+    read: var[frozenset[str]] = var(frozenset(), init=False)
+    new: var[frozenset[str]] = var(frozenset(), init=False)
+    unread: var[int] = var(0, init=False)
+    bookmarks: var[tuple[Bookmark, ...]] = var["tuple[Bookmark, ...]"]((), init=False)
+    index_state: var[str] = var("loading", init=False)
+    highlighted: var[int | None] = var["int | None"](None, init=False, always_update=True)
+    shown: var[int] = var(0, init=False)
     loaded: var[int] = var(0, init=False)
-    """Papers read so far while the files are parsed, for the status line (0: not reading)."""
+    """Papers read so far while the files are parsed (0: not reading)."""
 
     def __init__(self, paths: Sequence[str], bookmarks_path: Path, config: Config | None = None) -> None:
         super().__init__()
-        self._growing: Corpus | None = None  # the collection as read so far, until CorpusLoaded
-        self._browsed = False  # the cursor moved while the files were read: it stays where it is
         self.paths = list(paths)
         self.bookmarks_path = bookmarks_path
-        self.config = config or self.config
-        self._marks: dict[str, Bookmark] = {}  # self.bookmarks by id
-        self._rebuilt_for: set[str] = set()  # query texts whose IndexDamaged rebuilt the index
+        self.config = config or Config(Path("config.toml"))
+        self.model = ReaderModel()
+        self.store: BookmarkStore | None = None
+        self.index: SearchIndex | None = None
+        self.searcher: Searcher | None = None
+        self.visit_of: Sequence[int] = ()
+        self.marks: dict[str, Bookmark] = {}
+        self.selected: set[str] = set()
+        self.shown_entry: Entry | None = None  # the entry whose rows the list holds
+        self.loader = Loader(self)
+        self.searching = SearchFlow(self)
+        self.reading = ReadTracker(self)
+        self.session = SessionKeeper(self)
+        self.facets = Facets(self)
+        self.annotating = Annotator(self)
+        self.sharing = Sharing(self)
+        self.exporter = Exporter(self)
+        self.projection = Shown(self)
 
     def compose(self) -> ComposeResult:
         yield SearchBar(id="search")
@@ -91,285 +101,387 @@ class MainScreen(Exporting, PaperActions):
             yield FacetPanel(id="facets")
             yield PaperList(id="papers")
             yield PaperDetail(id="detail")
+        s = MainScreen
         yield StatusLine(id="status").data_bind(
-            ReaderState.corpus,
-            ReaderState.result,
-            ReaderState.view,
-            ReaderState.sort,
-            ReaderState.order,
-            ReaderState.bookmarks,
-            ReaderState.unread,
-            ReaderState.new,
-            ReaderState.index_state,
-            ReaderState.shown,
-            MainScreen.loaded,
-        )
+            s.corpus, s.result, s.view, s.sort, s.order, s.bookmarks, s.unread, s.new, s.index_state,
+            s.shown, s.loaded,
+        )  # fmt: skip
         yield Footer()
 
-    # -- loading ------------------------------------------------------------------------------
     def on_mount(self) -> None:
         self.papers.empty_text = "Loading papers…"
-        self.load()
+        self.loader.load()
 
-    @work(thread=True, exclusive=True, group="load")
-    def load(self) -> None:
-        """Read the files; the papers read so far are listed (and readable) as they come."""
-        worker = get_current_worker()
+    def on_unmount(self) -> None:
+        self.session.closing()
 
-        def growing(corpus: Corpus, count: int) -> None:
-            if worker.is_cancelled:
-                raise LoadCancelled
-            self.post_message(CorpusGrowing(corpus, count))
+    # -- widgets and shared reads ---------------------------------------------------------------
+    @property
+    def papers(self) -> PaperList:
+        return self.query_one(PaperList)
 
-        try:
-            corpus = load_corpus(self.paths, on_batch=growing)
-            data = open_user_data(app_paths.data_dir(), self.bookmarks_path, corpus)
-            title_only(corpus)  # read here, in the worker; the list marks them
-        except LoadCancelled:
+    @property
+    def detail(self) -> PaperDetail:
+        return self.query_one(PaperDetail)
+
+    @property
+    def search_bar(self) -> SearchBar:
+        return self.query_one(SearchBar)
+
+    @property
+    def facet_panel(self) -> FacetPanel:
+        return self.query_one(FacetPanel)
+
+    @property
+    def bookmarks_only(self) -> bool:
+        return self.model.view.restriction is Restriction.BOOKMARKS
+
+    @property
+    def base(self) -> SearchResult | None:
+        return self.model.top.result
+
+    @property
+    def search_sets(self) -> dict[str, frozenset[str]]:
+        """The reader's own sets of ids, for the searcher's ``is:`` and ``tag:`` filters."""
+        return self.projection.sets()
+
+    def visible_results(self) -> int:
+        """Result rows on screen (two lines each): their snippets come with the answer."""
+        return self.papers.scrollable_content_region.height // 2 + 1
+
+    def current_paper(self, quiet: bool = False) -> Paper | None:
+        """The highlighted paper; None (said so unless ``quiet``) while there is none."""
+        row, corpus = self.papers.highlighted_row, self.corpus
+        if row is None or corpus is None:
+            if not quiet:
+                self.notify("No paper highlighted.", severity="warning")
+            return None
+        return corpus.paper(row)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Every notice: one line (the newest replaces the others), never markup, controls made
+        visible. Whole sentences go to the log."""
+        text = clean_text(" ".join(message.split()))
+        self.log.info(f"{severity}: {text}")
+        if len(text) > NOTICE_LIMIT:
+            cut = text[: NOTICE_LIMIT - 1].rsplit(" ", 1)[0]
+            text = cut.rstrip(" ,;:(") + "…"
+        self.app.clear_notifications()
+        self.app.notify(text, severity=severity, timeout=timeout or 4, markup=False)
+
+    # -- the model on screen --------------------------------------------------------------------
+    def remember_place(self) -> None:
+        """Before a view is left: where the cursor and the scroll are, for Esc."""
+        if self.shown_entry is self.model.top:
+            row = self.papers.highlighted_row
+            paper = self.corpus.ids[row] if self.corpus is not None and row is not None else ""
+            self.model.moved(paper, round(self.papers.scroll_y))
+
+    def search_shown(self, entry: Entry) -> None:
+        """A view was pushed or changed: the order and restriction show at once, the rows when
+        the answer comes."""
+        self.view, self.sort = entry.view.restriction, entry.view.sort
+        if entry.rows is not None:
+            self.show_entry(entry)
+
+    def show_popped(self, entry: Entry | None, cursor: str = "") -> None:
+        """Back to ``entry`` as it was left (asked again only if its answer never came whole)."""
+        if entry is None:
             return
-        except Exception as exc:  # a vanished path, an unreadable bookmarks folder, ...
-            self.post_message(LoadFailed(exc))
-            return
-        self.post_message(CorpusLoaded(corpus, data))
+        if cursor:
+            entry.view = entry.view.replace(cursor=cursor)
+        stale = entry.result is not None and entry.result.stopped
+        if entry.rows is None or entry.waiting or stale:
+            self.searching.ask(entry)
+        bar = "" if entry.view.kind is Kind.SIMILAR else entry.view.query
+        self.search_bar.set_value(bar)
+        self.search_bar.info(*result_info(entry))
+        self.search_shown(entry)
 
-    @on(CorpusGrowing)
-    def _corpus_growing(self, event: CorpusGrowing) -> None:
-        """More papers read: the list grows under the cursor, which stays where it is."""
-        if self.corpus is not None or event.count < self.loaded:
-            return  # the whole collection is in, or this is an older count
-        papers, corpus = self.papers, event.corpus
-        self._growing = corpus
-        self.loaded = event.count
-        papers.titles, papers.ids = corpus.titles, corpus.ids
-        if not papers.grow(event.count):
-            papers.set_rows(range(event.count))  # the first papers: the cursor on the first
+    def show_entry(self, entry: Entry) -> None:
+        self.projection.show(entry)
 
-    @on(LoadFailed)
-    def _load_failed(self, event: LoadFailed) -> None:
-        message = f"Could not open the corpus: {clean_label(str(event.error))}"
-        self.papers.empty_text = message
-        self.papers.refresh()
-        self.index_state = "unavailable"
-        self.notify(message, severity="error")
+    # -- messages -------------------------------------------------------------------------------
+    @on(m.CorpusGrowing)
+    def _growing(self, event: m.CorpusGrowing) -> None:
+        self.loader.growing(event)
 
-    @on(CorpusLoaded)
-    def _corpus_loaded(self, event: CorpusLoaded) -> None:
-        corpus, data = event.corpus, event.data
-        self.store = data.bookmarks
-        for warning in [*corpus.warnings, *data.warnings]:
-            self.notify(warning, title="Problem with a file", severity="warning", timeout=12)
-        self.restore(data)  # view, order, stores (session.py)
-        growing, row = self._growing, self.highlighted
-        if self._browsed and growing is not None and row is not None:
-            self._restore_paper = growing.ids[row]  # where the reader went, not the last session's paper
-        if growing is not None and growing is not corpus:  # a file failed midway: its rows are gone
-            self.papers.set_rows(())
-        self.visit_of = data.arrivals.visit_of
-        self.bookmarks = tuple(data.bookmarks.all())
-        self.new = data.arrivals.new
-        self.read = data.read.ids()
-        self.corpus = corpus
-        self.papers.no_abstract = title_only(corpus)
-        self._growing, self.loaded = None, 0
-        self.order_collection()
-        if self._pending is None and not self.search_bar.value.strip():  # typed while loading: that wins
-            self.resume_query(data.restored.query)
-        self.prepare_index(corpus)
+    @on(m.CorpusLoaded)
+    def _loaded(self, event: m.CorpusLoaded) -> None:
+        self.loader.loaded(event)
 
-    @work(thread=True, exclusive=True, group="index")
-    def prepare_index(self, corpus: Corpus, rebuild: bool = False) -> None:
-        """Open, update or build the index; the list is browsable all the while."""
-        from tui_reader.search.index import SearchIndex
-        from tui_reader.search.searcher import Searcher
+    @on(m.LoadFailed)
+    def _load_failed(self, event: m.LoadFailed) -> None:
+        self.loader.failed(event)
 
-        worker = get_current_worker()
-        overall = OverallProgress()  # one figure over the build's phases, never going back
+    @on(m.IndexProgress)
+    def _index_progress(self, event: m.IndexProgress) -> None:
+        self.loader.progress(event)
 
-        def progress(done: int, total: int, phase: str) -> None:
-            if worker.is_cancelled:
-                raise IndexCancelled  # the app is closing: stop building, leave no half index
-            state = overall.update(done, total, phase)
-            if state is not None:
-                self.post_message(IndexProgress(state))
+    @on(m.IndexReady)
+    def _index_ready(self, event: m.IndexReady) -> None:
+        self.loader.ready(event)
 
-        try:
-            index = SearchIndex(corpus)
-            status = "missing" if rebuild else index.status()
-            if status != "fresh":
-                self.post_message(IndexProgress("updating" if status == "stale" else "building"))
-            report = index.ensure(progress=progress, rebuild=rebuild)
-            try:
-                searcher = Searcher(index)
-            except IndexDamaged as exc:  # damaged where the manifest cannot see: rebuild, once
-                if rebuild:
-                    raise
-                self.post_message(IndexProgress("rebuilding"))
-                index.close()
-                index = SearchIndex(corpus)
-                report = index.ensure(progress=progress, rebuild=True)
-                report.reason = f"{exc}; rebuilt it"
-                searcher = Searcher(index)
-        except IndexCancelled:
-            return
-        except Exception as exc:  # keep browsing without search rather than die
-            self.post_message(IndexFailed(exc))
-            return
-        self.post_message(IndexReady(index, searcher, report.reason or ""))
-
-    @on(IndexProgress)
-    def _index_progress(self, event: IndexProgress) -> None:
-        self.index_state = clean_label(event.state)
-        if self.search_bar.value.strip() and self.searcher is None:
-            self.search_bar.info(f"Search starts when the index is ready ({self.index_state}).")
-
-    @on(IndexReady)
-    def _index_ready(self, event: IndexReady) -> None:
-        if event.notice:
-            self.notify(sentence(event.notice), severity="warning")
-        self.index, self.searcher = event.index, event.searcher
-        self.index_state = "ready"
-        self._facets_for = None
-        self.refresh_facets()
-        pending, self._pending = self._pending, None
-        if pending:
-            self.start_search(*pending)
-
-    @on(IndexFailed)
-    def _index_failed(self, event: IndexFailed) -> None:
+    @on(m.IndexFailed)
+    def _index_failed(self, event: m.IndexFailed) -> None:
         self.index_state = "unavailable"
         self.notify(f"Search is unavailable: {event.error}", severity="error")
 
-    @on(IndexDamagedFound)
-    def _index_damaged(self, event: IndexDamagedFound) -> None:
-        """Whoosh failed reading its own files: rebuild, then run the search that found out."""
-        if self.searcher is None or self.corpus is None:
-            return  # already rebuilding
-        if event.text in self._rebuilt_for:  # rebuilt for this very search: rebuilding won't help
-            message = f"Search is unavailable: {event.error}"
-            self.search_bar.info(clean_label(message))
-            self.notify(message, severity="error")
-            return
-        self._rebuilt_for.add(event.text)
-        self.notify(f"{event.error}; rebuilding it, search resumes when done.", severity="warning")
-        if self.index is not None:
-            self.index.close()
-        self.searcher, self.index = None, None
-        self._pending = (event.text, event.mode)
-        self.index_state = "rebuilding"
-        self.prepare_index(self.corpus, rebuild=True)
+    @on(m.IndexDamagedFound)
+    def _index_damaged(self, event: m.IndexDamagedFound) -> None:
+        self.loader.damaged(event)
 
-    # -- watchers: state -> panes -------------------------------------------------------------
-    def watch_corpus(self, corpus: Corpus | None) -> None:
-        if corpus is not None:
-            papers = self.papers
-            papers.titles, papers.ids = corpus.titles, corpus.ids
-            self._count_unread()
-        self.show_view()
-        self.highlighted = self.papers.highlighted_row  # the paper read while loading, if any
+    @on(m.ResultsReady)
+    def _results(self, event: m.ResultsReady) -> None:
+        self.projection.answered(event)
 
-    def watch_result(self) -> None:
-        if self.result is None:
-            self.order = self._collection_sort if self.collection_order is not None else "relevance"
-        self.show_view()
-        self.session_changed()
+    @on(m.SnippetsReady)
+    def _snippets(self, event: m.SnippetsReady) -> None:
+        if event.result is self.model.top.result:
+            self.papers.set_snippets(event.snippets)
 
+    @on(m.FacetsReady)
+    def _facets_ready(self, event: m.FacetsReady) -> None:
+        self.facets.ready(event)
+
+    @on(m.FacetsFailed)
+    def _facets_failed(self, event: m.FacetsFailed) -> None:
+        self.facets.failed(event)
+
+    @on(FacetPanel.Chosen)
+    def _facet_chosen(self, event: FacetPanel.Chosen) -> None:
+        self.facets.chosen(event.clause)
+
+    @on(m.BookmarksChanged)
+    def _bookmarks_changed(self, event: m.BookmarksChanged) -> None:
+        self.annotating.changed(event)
+
+    @on(m.NotSaved)
+    def _not_saved(self, event: m.NotSaved) -> None:
+        self.reading.not_saved(event)
+
+    @on(m.ReadMarked)
+    def _read_marked(self, event: m.ReadMarked) -> None:
+        self.reading.marked(event)
+
+    @on(m.Copied)
+    def _copied(self, event: m.Copied) -> None:
+        self.sharing.copied(event)
+
+    @on(m.CitationMade)
+    def _citation(self, event: m.CitationMade) -> None:
+        self.sharing.citation_made(event)
+
+    @on(m.NoTarget)
+    def _no_target(self, event: m.NoTarget) -> None:
+        self.notify(event.text, severity="warning")
+
+    @on(m.LinkOpened)
+    def _link_opened(self, event: m.LinkOpened) -> None:
+        self.app.refresh(layout=True)  # a browser that wrote to the terminal: draw over it
+        self.notify(f"Opened in the browser: {event.link}")
+
+    @on(m.NoBrowser)
+    def _no_browser(self, event: m.NoBrowser) -> None:
+        self.sharing.copy_link(event.link, event.title, f"No browser here ({event.why}).")
+
+    @on(m.ExportWritten)
+    def _exported(self, event: m.ExportWritten) -> None:
+        self.exporter.written(event)
+
+    @on(SearchBar.QueryChanged)
+    def _typed(self, event: SearchBar.QueryChanged) -> None:
+        self.remember_place()
+        self.searching.typed(event.text)
+
+    @on(SearchBar.QuerySubmitted)
+    def _submitted(self, event: SearchBar.QuerySubmitted) -> None:
+        """Enter runs the full search (every field, all words complete) and moves to the list."""
+        self.remember_place()
+        self.searching.submitted(event.text)
+        self.session.remember_search(event.text)
+        self.papers.focus()
+
+    @on(PaperList.PaperHighlighted)
+    def _highlighted(self, event: PaperList.PaperHighlighted) -> None:
+        self.loader.browsed(event.row)
+        self.highlighted = event.row
+        self.remember_place()
+        self.reading.highlighted(event.row)
+        self.session.changed()
+
+    @on(PaperList.PaperSelected)
+    def _selected(self, event: PaperList.PaperSelected) -> None:
+        self.reading.opened(event.row)
+        if self.detail.display:
+            self.detail.focus()
+
+    @on(PaperList.NearEnd)
+    def _near_end(self) -> None:
+        self.searching.near_end()
+
+    @on(PaperList.SnippetsWanted)
+    def _snippets_wanted(self, event: PaperList.SnippetsWanted) -> None:
+        self.searching.snippets_wanted(event.rows)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self.reading.focus_changed()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self.projection.cursor_into_sight)
+
+    # -- watchers: state -> panes ---------------------------------------------------------------
     def watch_bookmarks(self, bookmarks: tuple[Bookmark, ...]) -> None:
-        self._marks = {b.id: b for b in bookmarks}
-        self.papers.marked = frozenset(self._marks)
-        if self.view == "bookmarks":
-            self.show_view()
-        self.show_detail()  # the highlighted paper's bookmark and note
+        self.marks = {b.id: b for b in bookmarks}
+        self.projection.bookmarks_changed(bookmarks)
 
     def watch_read(self, read: frozenset[str]) -> None:
         self.papers.read = read
-        self._count_unread()
-        self.show_detail()  # read or unread, in the detail pane too
+        self.projection.count_unread()
+        self.projection.show_detail()
 
     def watch_new(self, new: frozenset[str]) -> None:
         self.papers.new = new
 
-    def _count_unread(self) -> None:
-        corpus = self.corpus
-        if corpus is not None:
-            self.unread = len(corpus) - sum(1 for pid in self.read if pid in corpus.index_of)
+    def watch_highlighted(self) -> None:
+        self.projection.show_detail()
 
-    def watch_highlighted(self, row: int | None) -> None:
-        self.show_detail()
-        self.schedule_read(row)
-        self.session_changed()
+    # -- actions (commands.py names them; each is one collaborator's) ---------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide what cannot run now from the footer and the palette."""
+        return self.projection.can_run(action)
 
-    @on(PaperList.PaperHighlighted)
-    def _highlighted(self, event: PaperList.PaperHighlighted) -> None:
-        if self._growing is not None and event.row not in (None, 0):
-            self._browsed = True
-        self.highlighted = event.row
+    def action_focus_search(self) -> None:
+        self.search_bar.input.focus()
 
-    @on(PaperList.PaperSelected)
-    def _selected(self, event: PaperList.PaperSelected) -> None:
-        self.opened(event.row)
-        if self.detail.display:
-            self.detail.focus()
+    def action_back(self) -> None:
+        """Escape ladder: leave the bar or detail pane, drop the selection, then go back a view."""
+        if isinstance(self.focused, Input) or self.focused is self.detail:
+            self.papers.focus()
+        elif self.selected:
+            self.annotating.clear_selection()
+        elif self.model.depth > 1:
+            self.show_popped(self.model.pop())
+        elif self.model.view.kind is not Kind.COLLECTION or self.search_bar.value:
+            self.search_bar.set_value("")
+            self.searching.submitted("")
+        elif self.model.view.restriction is not Restriction.ALL:
+            self.searching.restrict(self.model.view.restriction)
 
-    def show_view(self) -> None:
-        """Rows to show: (result, or the collection in its order) x (all, bookmarked, unread)."""
-        corpus = self.corpus
-        if corpus is None:
+    def action_cycle_sort(self) -> None:
+        self.remember_place()
+        sort = self.searching.cycle_sort()
+        self.notify(sort_notice(sort, self.model.view), timeout=3)
+
+    def action_toggle_bookmarks_view(self) -> None:
+        self.remember_place()
+        self.searching.restrict(Restriction.BOOKMARKS)
+
+    def action_toggle_unread_view(self) -> None:
+        self.remember_place()
+        self.searching.restrict(Restriction.UNREAD)
+
+    def action_similar(self) -> None:
+        paper = self.current_paper()
+        if paper is None:
             return
-        papers, ids, view = self.papers, corpus.ids, self.view
-        rows: Sequence[int]
-        if self.result is not None:
-            rows = [h.row for h in self.result.hits]
-        elif view == "bookmarks" and self.collection_order is None:  # in the order bookmarked
-            rows = [corpus.index_of[b.id] for b in self.bookmarks if b.id in corpus.index_of]
-        else:
-            rows = self.collection_order if self.collection_order is not None else range(len(corpus))
-        if view == "bookmarks" and (self.result is not None or self.collection_order is not None):
-            rows = [r for r in rows if ids[r] in self._marks]
-        elif view == "unread":
-            read = self.read
-            rows = [r for r in rows if ids[r] not in read]
-        papers.empty_text = self._empty_text()
-        keep = self.restored_row()
-        if keep is None and self.keep_cursor:
-            keep = papers.highlighted_row
-        snippets = bool(self.result and self.result.terms)
-        if snippets or keep is None or not papers.grow(rows, keep):  # grown: the scroll stays
-            papers.set_rows(rows, snippets=snippets, keep=keep)
-        self.shown = len(rows)
-        self.session_changed()
-
-    def _empty_text(self) -> str:
-        if self.result is not None:
-            if self.result.suggestion:
-                return f"No matches. Did you mean: {clean_label(self.result.suggestion)} (ctrl+y)"
-            none = {"bookmarks": " (none bookmarked)", "unread": " (none unread)"}.get(self.view, "")
-            return "No matches." + none
-        if self.view == "bookmarks":
-            return "No bookmarks yet: press b on a paper to bookmark it."
-        if self.view == "unread":
-            return "Nothing unread: every paper here is read (U shows them all)."
-        return "No papers in this corpus."
-
-    def show_detail(self) -> None:
-        row, corpus = self.highlighted, self.corpus or self._growing
-        if corpus is None or row is None:
-            self.detail.show_message(self.papers.empty_text if corpus else "Loading…")
+        if self.searcher is None:
+            self.notify(f"Similar papers need the index ({self.index_state}).", severity="warning")
             return
-        paper = corpus.paper(row)
-        terms = self.result.terms if self.result else frozenset()
-        bookmark = self._marks.get(paper.id)
-        title, (abstract, _) = shown_title(paper.title), shown_abstract(paper.abstract)
-        read_at = None
-        if paper.id in self.read:  # read this session: not in the store's copy yet
-            read_at = (self.read_store.when(paper.id) if self.read_store else None) or "now"
-        state = ReadingState(paper.id in self.new, read_at)
-        self.detail.show(paper_content(paper, bookmark, _spans(title, terms), _spans(abstract, terms), state))
+        self.remember_place()
+        self.searching.similar(paper.id)
+        self.papers.focus()
 
+    def go_to_row(self, row: int) -> None:
+        """Palette 'go to paper': show it even if the view on show hides it."""
+        if not self.papers.move_to_row(row) and self.corpus is not None:
+            self.remember_place()
+            self.search_bar.set_value("")
+            self.search_bar.info("")
+            self.searching.collection(self.corpus.ids[row])
+        self.papers.focus()
 
-def _spans(text: str, terms: frozenset[str]) -> list[tuple[int, int]]:
-    """Matched words to mark; imports the analyzer (and Whoosh) only once there is a query."""
-    if not terms:
-        return []
-    from tui_reader.search.highlight import match_spans
+    def search_for(self, text: str) -> None:
+        """Run a search as if typed and entered (the palette's recent searches, ctrl+y, facets)."""
+        self.search_bar.set_value(text)
+        self.remember_place()
+        self.searching.submitted(text)
+        self.session.remember_search(text)
+        self.papers.focus()
 
-    return match_spans(text, terms)
+    def action_accept_suggestion(self) -> None:
+        suggestion = self.result.suggestion if self.result is not None else None
+        if suggestion:
+            self.search_for(suggestion)
+
+    def action_toggle_detail(self) -> None:
+        """Hide or show the detail pane; hidden, the list takes the whole width (and height)."""
+        detail = self.detail
+        if detail.display and self.focused is detail:
+            self.papers.focus()
+        detail.display = not detail.display
+        self.set_class(not detail.display, "-no-detail")
+
+    def action_toggle_facets(self) -> None:
+        self.facets.toggle()
+
+    def action_help(self) -> None:
+        from tui_reader.app.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen())
+
+    def action_quit(self) -> None:
+        self.app.exit()
+
+    def action_toggle_read(self) -> None:
+        self.reading.toggle()
+
+    def action_next_unread(self) -> None:
+        self.reading.next_unread()
+
+    def action_mark_all_read(self) -> None:
+        self.reading.mark_all()
+
+    def action_undo(self) -> None:
+        self.reading.undo()
+
+    def action_toggle_select(self) -> None:
+        self.annotating.toggle_selected()
+
+    def action_toggle_bookmark(self) -> None:
+        self.annotating.toggle_bookmark()
+
+    def action_edit_note(self) -> None:
+        self.annotating.edit_note()
+
+    def action_edit_tags(self) -> None:
+        self.annotating.edit_tags()
+
+    def action_copy_abstract(self) -> None:
+        self.sharing.copy(markdown=False)
+
+    def action_copy_markdown(self) -> None:
+        self.sharing.copy(markdown=True)
+
+    def action_copy_bibtex(self) -> None:
+        self.sharing.cite(entry=True)
+
+    def action_copy_cite(self) -> None:
+        self.sharing.cite(entry=False)
+
+    def action_open_link(self) -> None:
+        self.sharing.open_link()
+
+    def action_copy_link(self) -> None:
+        self.sharing.copy_link_key()
+
+    def action_export_results(self) -> None:
+        self.exporter.export()

@@ -1,6 +1,6 @@
 """What the reader remembers between launches: the search history (Up/Down in the search bar, the
-palette's recent searches) and, per collection, the session: query, view, order and the paper
-under the cursor, restored when the same collection is opened again.
+palette's recent searches) and, per collection, the session: the top view (query, restriction,
+order and the paper under the cursor), restored when the same collection is opened again.
 
 The session is saved a moment after it changes (in a worker) and once more, on the UI thread, as
 the screen closes. History is written when a search is run with Enter (or from the history).
@@ -9,124 +9,118 @@ the screen closes. History is written when a search is run with Enter (or from t
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
-
-from textual import work
+from functools import partial
+from typing import TYPE_CHECKING, TypeVar
 
 from tui_reader.app.messages import NotSaved
-from tui_reader.app.screens.reading import Reading
+from tui_reader.app.model import Kind, Restriction, Sort, View
 from tui_reader.library.bookmarks import ReadOnlyStore
 from tui_reader.library.history import LIMIT, SearchHistory, folded
 from tui_reader.library.session import Session, SessionStore
-from tui_reader.search.modes import SearchMode
 
 if TYPE_CHECKING:
+    from tui_reader.app.screens.main import MainScreen
     from tui_reader.library.userdata import UserData
+
+E = TypeVar("E", Sort, Restriction)
 
 SAVE_EVERY = 2.0  # seconds between checks for a session to save
 
 
-class SessionKeeping(Reading):
-    _restore_paper = ""  # the paper to put the cursor on once the restored list is shown
-    _restore_waits = False  # ... once the restored query's answer is in
-    _now: Session | None = None  # the session as it stands
-    _saved: Session | None = None  # ... and as it was last saved
+class SessionKeeper:
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+        self.store: SessionStore | None = None
+        self.history: SearchHistory | None = None
+        self._now: Session | None = None  # the session as it stands
+        self._saved: Session | None = None  # ... and as it was last saved
 
-    # -- restoring ----------------------------------------------------------------------------
-    def restore(self, data: UserData) -> None:
-        """Before the corpus is shown: the view, the order and the stores of the last session."""
-        self.read_store, self.history, self.session_store = data.read, data.history, data.session
-        self.search_bar.history = data.history.all()
+    # -- restoring ------------------------------------------------------------------------------
+    def restore(self, data: UserData, browsed_to: str = "") -> None:
+        """The last session's view, under the collection (Esc from it shows the collection); the
+        paper the user moved to while the files were read wins over the session's."""
+        screen = self.screen
+        self.store, self.history = data.session, data.history
+        screen.search_bar.history = data.history.all()
         restored = data.restored
-        self.view = restored.view  # no corpus yet: the watchers only pass them on (status line)
-        self.sort = restored.sort or self.config.sort
-        self._restore_paper = restored.paper
-        self._restore_waits = bool(restored.query)
-        self._saved = restored
-        self.set_interval(SAVE_EVERY, self._save_if_changed)
-
-    def resume_query(self, query: str) -> None:
-        """After the corpus is shown: run the last session's query (when the index is ready)."""
+        sort = _enum(Sort, restored.sort or screen.config.sort, Sort.RELEVANCE)
+        restriction = _enum(Restriction, restored.view, Restriction.ALL)
+        cursor = browsed_to or restored.paper
+        typed = screen.search_bar.value.strip()  # typed while loading: that wins
+        query = typed or restored.query
+        model = screen.model
+        bottom = model.reset(View(sort=sort, restriction=restriction if not query else Restriction.ALL))
+        bottom.view = bottom.view.replace(cursor="" if query else cursor)
+        screen.searching.ask(bottom)
         if query:
-            self.search_bar.set_value(query)
-            self.start_search(query, SearchMode.ENTER)
+            screen.search_bar.set_value(query)
+            top = model.push(View(query, sort, restriction, cursor=cursor if not typed else ""))
+            screen.searching.ask(top)
+        screen.view, screen.sort = model.view.restriction, model.view.sort
+        self._saved = restored
+        screen.set_interval(SAVE_EVERY, self._save_if_changed)
 
-    def restored_row(self) -> int | None:
-        """The row to keep the cursor on while the list is first filled, if a session says so."""
-        corpus = self.corpus
-        if not self._restore_paper or corpus is None:
-            return None
-        if self._restore_waits and self.result is None:
-            return None  # the restored query's answer is not in yet
-        row = corpus.index_of.get(self._restore_paper)
-        self._restore_paper = ""
-        return row
-
-    # -- saving -------------------------------------------------------------------------------
-    def session_changed(self) -> None:
+    # -- saving ---------------------------------------------------------------------------------
+    def changed(self) -> None:
         """Note where the reader is now (the widgets are gone by the time the screen unmounts)."""
-        if self.corpus is not None and self.is_mounted:
-            self._now = self.current_session()
+        screen = self.screen
+        if screen.corpus is not None and screen.is_mounted:
+            self._now = self.current()
 
-    def current_session(self) -> Session:
-        corpus, row, result = self.corpus, self.highlighted, self.result
-        query = "" if result is not None and result.kind == "similar" else self.search_bar.value.strip()
-        paper = corpus.ids[row] if corpus is not None and row is not None else ""
-        return Session(query=query, view=self.view, sort=self.sort, paper=paper)
+    def current(self) -> Session:
+        """The top view, as a session (similar papers: the view they were asked from)."""
+        model = self.screen.model
+        entries = [e for e in model.stack if e.view.kind is not Kind.SIMILAR] or model.stack[:1]
+        view = entries[-1].view
+        paper = model.view.cursor
+        return Session(query=view.query, view=str(view.restriction), sort=str(view.sort), paper=paper)
 
     def _save_if_changed(self) -> None:
-        session = self._now
-        if session is None or session == self._saved or self.session_store is None or self.corpus is None:
+        screen, session = self.screen, self._now
+        if session is None or session == self._saved or self.store is None or screen.corpus is None:
             return
         self._saved = session
-        self.save_session(self.session_store, self.corpus.key, session, self._roots())
+        work = partial(self._save, self.store, screen.corpus.key, session, self._roots())
+        screen.run_worker(work, thread=True, group="session", exit_on_error=False)
 
     def _roots(self) -> list[str]:
-        return [str(r) for r in self.corpus.roots] if self.corpus is not None else []
+        corpus = self.screen.corpus
+        return [str(r) for r in corpus.roots] if corpus is not None else []
 
-    @work(thread=True, group="session")
-    def save_session(self, store: SessionStore, key: str, session: Session, roots: list[str]) -> None:
+    def _save(self, store: SessionStore, key: str, session: Session, roots: list[str]) -> None:
         try:
             store.save(key, session, roots)
         except (ReadOnlyStore, OSError) as exc:
-            self.post_message(NotSaved("Session", exc))
+            self.screen.post_message(NotSaved("Session", exc))
 
-    def on_unmount(self) -> None:
+    def closing(self) -> None:
         """The reader is closing: save where it was, now (a small file, on the UI thread)."""
-        store, corpus, session = self.session_store, self.corpus, self._now
-        if store is None or corpus is None or session is None:
+        store, corpus, session = self.store, self.screen.corpus, self._now
+        if store is None or corpus is None or session is None or session == self._saved:
             return
-        if session != self._saved:
-            # nowhere left to say it failed; the previous session stays on disk
-            with contextlib.suppress(ReadOnlyStore, OSError):
-                store.save(corpus.key, session, self._roots())
+        with contextlib.suppress(ReadOnlyStore, OSError):  # nowhere left to say it failed
+            store.save(corpus.key, session, self._roots())
 
-    # -- history ------------------------------------------------------------------------------
+    # -- history --------------------------------------------------------------------------------
     def remember_search(self, text: str) -> None:
         query = folded(text)
         if not query or self.history is None:
             return
-        bar = self.search_bar
+        bar = self.screen.search_bar
         bar.history = [query, *(q for q in bar.history if folded(q) != query)][:LIMIT]
-        self.add_to_history(self.history, query)
+        work = partial(self._add, self.history, query)
+        self.screen.run_worker(work, thread=True, group="history", exit_on_error=False)
 
-    @work(thread=True, group="history")
-    def add_to_history(self, history: SearchHistory, query: str) -> None:
+    def _add(self, history: SearchHistory, query: str) -> None:
         try:
             history.add(query)
         except (ReadOnlyStore, OSError) as exc:
-            self.post_message(NotSaved("Search history", exc))
+            self.screen.post_message(NotSaved("Search history", exc))
 
-    def search_for(self, text: str) -> None:
-        """Run a search as if typed and entered (the palette's recent searches, ctrl+y)."""
-        self.search_bar.set_value(text)
-        self.start_search(text, SearchMode.ENTER)
-        self.remember_search(text)
-        self.papers.focus()
 
-    def action_accept_suggestion(self) -> None:
-        suggestion = self.result.suggestion if self.result is not None else None
-        if not suggestion:
-            self.notify("No suggestion to accept: it shows under the search bar after Enter.", timeout=3)
-            return
-        self.search_for(suggestion)
+def _enum(kind: type[E], value: str | None, default: E) -> E:
+    """A stored name as the enum (an unknown one from a newer version: the default)."""
+    try:
+        return kind(value or default)
+    except ValueError:
+        return default

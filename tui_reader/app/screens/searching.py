@@ -1,0 +1,314 @@
+"""The search flow: the keys that change what the list shows become a new or changed View on the
+model (model.py) and one request to a worker; the worker's answer comes back as ResultsReady and
+the model applies it to the entry that asked.
+
+The worker gets everything it reads as arguments (``Ask``), never the screen's live state, and
+answers with the rows to list: a search's hits in the view's order and restriction, or the
+collection's rows. Type-ahead answers the words so far, a page, in relevance order; Enter answers
+in the view's order (the searcher sorts, see ``ordered``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.content import Content
+
+from tui_reader.app.messages import IndexDamagedFound, ResultsReady, Snippet, SnippetsReady
+from tui_reader.app.model import Entry, Kind, Restriction, Sort, View
+from tui_reader.corpus.text import clean_label
+from tui_reader.errors import IndexDamaged
+from tui_reader.library.sorting import SortColumns, arrange, next_sort, sort_label
+from tui_reader.search.modes import PAGE, SearchMode
+
+if TYPE_CHECKING:
+    from tui_reader.app.screens.main import MainScreen
+    from tui_reader.corpus.corpus import Corpus
+    from tui_reader.search.searcher import Searcher, SearchResult
+    from tui_reader.search.subsets import Sets
+
+MAX_RESULTS = 20_000  # rows a paged answer grows to as the cursor nears its end
+ALL_TIME_LIMIT = 10.0  # seconds for every match of a query (87k papers: ~0.3 s at most)
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """One request, with a copy of everything the worker needs."""
+
+    number: int
+    view: View
+    corpus: Corpus
+    searcher: Searcher | None
+    sets: Sets
+    visible: int  # result rows on screen: their snippets come with the answer
+    marked: frozenset[str]  # bookmarked ids (the bookmarks restriction)
+    read: frozenset[str]  # read ids (the unread restriction)
+    columns: Callable[[], SortColumns]
+
+
+def answer(ask: Ask) -> ResultsReady:
+    """The rows ``ask.view`` lists, worked out in a worker thread."""
+    view, corpus = ask.view, ask.corpus
+    result: SearchResult | None = None
+    if view.kind is Kind.COLLECTION:
+        rows: Sequence[int] = range(len(corpus))
+        if view.restriction is Restriction.BOOKMARKS and view.sort is Sort.RELEVANCE:
+            rows = sorted(corpus.index_of[i] for i in ask.marked if i in corpus.index_of)
+        order = "relevance"
+        if view.sort is not Sort.RELEVANCE:
+            rows, order = arrange(rows, view.sort, ask.columns()), str(view.sort)
+    else:
+        result, order = _searched(ask)
+        rows = [h.row for h in result.hits]
+    rows = _restricted(rows, ask)
+    snippets = _snippets(corpus, list(rows[: ask.visible]), result) if result is not None else {}
+    return ResultsReady(ask.number, result, rows, order, snippets)
+
+
+def _searched(ask: Ask) -> tuple[SearchResult, str]:
+    """A search's (or similar papers') answer in the view's order, and the order it is in."""
+    assert ask.searcher is not None
+    view, searcher = ask.view, ask.searcher
+    if view.kind is Kind.SIMILAR:
+        result = searcher.similar(ask.corpus.index_of[view.similar_to])
+        return ordered(ask, result)
+    if view.kind is Kind.TYPING:
+        return searcher.search(view.query, SearchMode.TYPING, PAGE, sets=ask.sets), "relevance"
+    result = searcher.search(view.query, SearchMode.ENTER, PAGE, sets=ask.sets)
+    if not result.stopped and len(result.hits) < result.total and _wants_all(view, result):
+        limit = max(len(ask.corpus), 1)
+        result = searcher.search(
+            view.query, SearchMode.ENTER, limit, time_limit=ALL_TIME_LIMIT, sets=ask.sets
+        )
+    return ordered(ask, result)
+
+
+def _wants_all(view: View, result: SearchResult) -> bool:
+    """Every match is needed (not one page): to sort, to restrict, or to put ties in collection order."""
+    scores = [h.score for h in result.hits]
+    tied = len(set(scores)) < 2
+    return view.sort is not Sort.RELEVANCE or view.restriction is not Restriction.ALL or tied
+
+
+def ordered(ask: Ask, result: SearchResult) -> tuple[SearchResult, str]:
+    """The whole result in the view's order ('collection' when relevance has nothing to say)."""
+    import dataclasses
+
+    if len(result.hits) < result.total and result.kind != "similar":
+        return result, "relevance"  # a page: relevance order, more pages as the cursor nears the end
+    rows = [h.row for h in result.hits]
+    sort = ask.view.sort
+    if sort is Sort.RELEVANCE:
+        if result.kind == "similar" or len({h.score for h in result.hits}) > 1 or len(rows) < 2:
+            return result, "relevance"
+        rows, order = sorted(rows), "collection"
+    else:
+        rows, order = arrange(rows, sort, ask.columns()), str(sort)
+    by_row = {h.row: h for h in result.hits}
+    return dataclasses.replace(result, hits=[by_row[r] for r in rows]), order
+
+
+def _restricted(rows: Sequence[int], ask: Ask) -> Sequence[int]:
+    restriction, ids = ask.view.restriction, ask.corpus.ids
+    if restriction is Restriction.BOOKMARKS:
+        return [r for r in rows if ids[r] in ask.marked]
+    if restriction is Restriction.UNREAD:
+        return [r for r in rows if ids[r] not in ask.read]
+    return rows
+
+
+def _snippets(corpus: Corpus, rows: list[int], result: SearchResult | None) -> dict[int, Snippet]:
+    if result is None or not result.terms:
+        return {}
+    from tui_reader.search.highlight import snippet
+
+    return {r: snippet(corpus.abstract(r), result.terms) for r in rows}
+
+
+class SearchFlow:
+    """Turns the keys that change the list into views and requests (the screen calls these)."""
+
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+        self.model = screen.model
+        self._columns: SortColumns | None = None
+        self._columns_of: Corpus | None = None
+        self._columns_lock = threading.Lock()
+        self._loading_more = False
+
+    # -- what the user asked for ----------------------------------------------------------------
+    def typed(self, text: str) -> None:
+        """Type-ahead: the top view follows the text (one view however many keys)."""
+        top = self.model.view
+        if not text.strip():
+            if top.typing:
+                self.screen.show_popped(self.model.pop())
+            return
+        view = View(text, top.sort, top.restriction, typing=True)
+        self._show(self.model.replace(view) if top.typing else self.model.push(view))
+
+    def submitted(self, text: str) -> None:
+        """Enter: the search (every field, every word whole) as a view Esc returns from."""
+        top = self.model.view
+        if not text.strip():
+            if top.typing:
+                self.model.pop()
+            if self.model.view.kind is not Kind.COLLECTION:
+                self._show(self.model.push(View(sort=top.sort, restriction=top.restriction)))
+            else:
+                self.screen.show_popped(self.model.top)
+            return
+        view = View(text.strip(), top.sort, top.restriction)
+        if top.typing or top.same_list(view):
+            self._show(self.model.replace(view))
+        else:
+            self._show(self.model.push(view))
+
+    def similar(self, paper_id: str) -> None:
+        top = self.model.view
+        self._show(self.model.push(View(sort=top.sort, restriction=top.restriction, similar_to=paper_id)))
+
+    def cycle_sort(self) -> Sort:
+        """The next order for the view on show; its cursor stays on its paper."""
+        top = self.model.view
+        sort = Sort(next_sort(top.sort))
+        self._show(self.model.replace(top.replace(sort=sort), keep_answer=True))
+        return sort
+
+    def restrict(self, restriction: Restriction) -> None:
+        """``B``/``U``: push the view restricted; pressed again, back to the view it came from."""
+        model, top = self.model, self.model.view
+        below = model.stack[-2].view if model.depth > 1 else None
+        if (
+            top.restriction is restriction
+            and below is not None
+            and below.same_list(top.replace(restriction=below.restriction))
+        ):
+            self.screen.show_popped(model.pop(), cursor=top.cursor)
+            return
+        wanted = Restriction.ALL if top.restriction is restriction else restriction
+        self._show(model.push(top.replace(restriction=wanted, typing=False, scroll=0)))
+
+    def collection(self, cursor: str = "") -> None:
+        """The whole collection (the palette's 'go to paper', Esc at the bottom)."""
+        top = self.model.view
+        self._show(self.model.push(View(sort=top.sort, cursor=cursor)))
+
+    def refresh(self) -> None:
+        """The same view asked again (bookmarks or read state it depends on changed)."""
+        self._show(self.model.top)
+
+    def _show(self, entry: Entry) -> None:
+        self.screen.search_shown(entry)
+        self.ask(entry)
+
+    # -- requests -------------------------------------------------------------------------------
+    def ask(self, entry: Entry) -> None:
+        """Send ``entry``'s request to a worker (or keep it for when the index is ready)."""
+        screen, corpus = self.screen, self.screen.corpus
+        number = self.model.request(entry)
+        if corpus is None:
+            return  # asked again once the collection is in
+        if entry.view.kind is not Kind.COLLECTION and screen.searcher is None:
+            screen.search_bar.info(f"Search starts when the index is ready ({screen.index_state}).")
+            return
+        if entry.view.similar_to and entry.view.similar_to not in corpus.index_of:
+            return
+        marks = frozenset(b.id for b in screen.bookmarks)
+        ask = Ask(
+            number, entry.view, corpus, screen.searcher, screen.search_sets, screen.visible_results(),
+            marks, screen.read, partial(self.columns, corpus),
+        )  # fmt: skip
+        screen.run_worker(partial(self._work, ask), thread=True, group="search", exit_on_error=False)
+
+    def _work(self, ask: Ask) -> None:
+        try:
+            self.screen.post_message(answer(ask))
+        except IndexDamaged as exc:
+            mode = SearchMode.TYPING if ask.view.typing else SearchMode.ENTER
+            self.screen.post_message(IndexDamagedFound(exc, ask.view.query, mode))
+
+    def columns(self, corpus: Corpus) -> SortColumns:
+        """The per-paper sort keys, built once per collection (in whichever worker needs them
+        first; ~1 s at 87k papers)."""
+        with self._columns_lock:
+            if self._columns is None or self._columns_of is not corpus:
+                self._columns = SortColumns.build(corpus, self.screen.visit_of)
+                self._columns_of = corpus
+            return self._columns
+
+    def waiting(self) -> list[Entry]:
+        """Entries still waiting for an answer the index was needed for."""
+        return [e for e in self.model.stack if e.waiting]
+
+    # -- pages and snippets ---------------------------------------------------------------------
+    def near_end(self) -> None:
+        """Paged answers grow as the cursor nears the end of what is loaded."""
+        screen, top = self.screen, self.model.top
+        result = top.result
+        if (
+            result is None
+            or top.waiting
+            or result.kind == "similar"
+            or screen.searcher is None
+            or len(result.hits) >= min(result.total, MAX_RESULTS)
+            or self._loading_more
+        ):
+            return
+        self._loading_more = True
+        number = self.model.request(top)
+        limit = min(MAX_RESULTS, len(result.hits) * 4)
+        work = partial(self._more, screen.searcher, result, limit, number, screen.search_sets)
+        screen.run_worker(work, thread=True, group="more", exit_on_error=False)
+
+    def _more(self, searcher: Searcher, shown: SearchResult, limit: int, number: int, sets: Sets) -> None:
+        mode = SearchMode.MORE if shown.typing else SearchMode.ENTER
+        try:
+            result = searcher.search(shown.query, mode, limit, sets=sets)
+        except IndexDamaged as exc:
+            self.screen.post_message(IndexDamagedFound(exc, shown.query, mode))
+            return
+        finally:
+            self._loading_more = False
+        rows = [h.row for h in result.hits]
+        self.screen.post_message(ResultsReady(number, result, rows, "relevance", more=True))
+
+    def snippets_wanted(self, rows: list[int]) -> None:
+        result, corpus = self.model.top.result, self.screen.corpus
+        if result is not None and result.terms and corpus is not None:
+            work = partial(self._cut, corpus, rows, result)
+            self.screen.run_worker(work, thread=True, group="snippets", exclusive=True, exit_on_error=False)
+
+    def _cut(self, corpus: Corpus, rows: list[int], result: SearchResult) -> None:
+        self.screen.post_message(SnippetsReady(_snippets(corpus, rows, result), result))
+
+
+def result_info(entry: Entry) -> tuple[Content, bool]:
+    """The line under the search bar: a notice, a suggestion, or the count and time."""
+    result = entry.result
+    if entry.view.kind is Kind.SIMILAR:
+        count = len(result.hits) if result is not None else 0
+        return Content(f"{count} papers similar to the highlighted one · Esc to go back"), False
+    if result is None:
+        return Content(""), False
+    info: list[Content] = []
+    if result.notice:
+        info.append(Content(clean_label(result.notice)))
+    if result.suggestion:
+        info.append(Content("Did you mean: ") + Content(clean_label(result.suggestion)).stylize("bold"))
+        info.append(Content("ctrl+y searches it"))
+    if info:
+        return Content(" · ").join(info), True
+    partial_ = " (best so far: Enter for all)" if result.partial else ""
+    noun = "match" if result.total == 1 and result.exact else "matches"
+    took = f"{result.count_text} {noun} in {result.took_ms:.0f} ms"
+    return Content(took + (partial_ or (" · Enter to read" if result.typing else ""))), False
+
+
+def sort_notice(sort: Sort, view: View) -> str:
+    later = " (the list follows on Enter)" if view.typing and sort is not Sort.RELEVANCE else ""
+    return f"Order: {sort_label(sort, view.kind is not Kind.COLLECTION)}{later}."
