@@ -14,6 +14,7 @@ import pytest
 from pilot_helpers import drained, ready, settle
 
 from tui_reader.app.app import ReaderApp
+from tui_reader.app.messages import ResultsReady
 from tui_reader.library.citekeys import cite_keys
 
 MakeApp = Callable[..., ReaderApp]
@@ -73,7 +74,8 @@ async def test_e_exports_the_whole_answer_when_the_list_holds_a_page(
         result, corpus = screen.result, screen.corpus
         assert result is not None and corpus is not None and result.total > 3
         page = dataclasses.replace(result, hits=result.hits[:3])  # the list's first page only
-        screen.base, screen.result = page, page
+        screen.post_message(ResultsReady(screen.model.request(), page, [h.row for h in page.hits]))
+        await drained(pilot)
         assert len(screen.papers.rows) == 3
         searcher = screen.searcher
         assert searcher is not None

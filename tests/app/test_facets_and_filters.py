@@ -59,7 +59,7 @@ async def test_is_filters_use_the_readers_sets(make_app: MakeApp, authored: Path
         graph = {ids[h.row] for h in screen.searcher.search("graph", SearchMode.ENTER, 1000).hits}
         assert len(graph) == 12
         for row in (1, 3, 5, 6):
-            screen.set_read(row, True)
+            screen.reading.set_read({ids[row]: True})
         await drained(pilot)
         sets = screen.search_sets
         assert sets is screen.search_sets  # built once per change, not per search
@@ -183,13 +183,13 @@ async def test_damage_found_on_every_search_rebuilds_once(
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await ready(pilot)
         builds: list[bool] = []
-        prepare = screen.prepare_index
+        prepare = screen.loader.prepare_index
 
         def counted(*args: object, **kwargs: object) -> object:
             builds.append(True)
             return prepare(*args, **kwargs)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(screen, "prepare_index", counted)
+        monkeypatch.setattr(screen.loader, "prepare_index", counted)
 
         def broken(self: Searcher, *args: object, **kwargs: object) -> object:
             raise IndexDamaged("the search index is damaged (test)")

@@ -13,8 +13,8 @@ from textual.widgets import Static
 from tui_reader import paths
 from tui_reader.app.app import ReaderApp
 from tui_reader.app.messages import BookmarksChanged, ResultsReady
-from tui_reader.app.screens import search_flow
 from tui_reader.app.widgets.paper_list import PaperList
+from tui_reader.search.modes import PAGE as SEARCH_LIMIT
 
 MakeApp = Callable[..., ReaderApp]
 
@@ -34,20 +34,22 @@ async def test_an_answer_that_comes_back_late_does_not_overwrite_a_newer_one(mak
         screen = await ready(pilot)
         await pilot.press("slash", *"diffusion", "enter")
         await settle(pilot)
-        older, older_seq = screen.result, screen._seq
+        older, older_request = screen.result, screen.model.last_request
         assert older is not None and older.query == "diffusion"
         await pilot.press("slash", "ctrl+a", "ctrl+k", *"graph neural", "enter")
         await settle(pilot)
         newer = screen.result
         assert newer is not None and newer.query == "graph neural"
         rows, status, info = list(screen.papers.rows), status_text(screen), info_text(app)
-        screen.post_message(ResultsReady(older, {}, older_seq))  # the slow worker reports at last
+        older_rows = [h.row for h in older.hits]
+        screen.post_message(ResultsReady(older_request, older, older_rows))  # the slow worker at last
         await drained(pilot)
         assert screen.result is newer
         assert list(screen.papers.rows) == rows
         assert status_text(screen) == status and "query: graph neural" in status
         assert info_text(app) == info
-        screen.post_message(ResultsReady(older, {}, screen._seq))  # the answer to the latest request
+        latest = screen.model.request()  # the view on show asks again...
+        screen.post_message(ResultsReady(latest, older, older_rows))  # ... and this is the answer
         await drained(pilot)
         assert screen.result is older and "query: diffusion" in status_text(screen)
 
@@ -119,7 +121,7 @@ async def test_the_list_asks_for_the_snippets_it_scrolls_to(make_app: MakeApp, t
         tmp_path / "many.jsonl",
         [
             {"title": f"Alpha study {i}", "abstract": f"Words first, then an alpha abstract number {i}."}
-            for i in range(search_flow.SEARCH_LIMIT)
+            for i in range(SEARCH_LIMIT)
         ],
     )
     app = make_app(corpus)

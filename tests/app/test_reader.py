@@ -230,13 +230,13 @@ async def test_narrow_terminal_stacks_panes(make_app: MakeApp) -> None:
 async def test_results_page_in_as_the_cursor_nears_the_end(make_app: MakeApp, tmp_path: Path) -> None:
     from pilot_helpers import write_jsonl
 
-    from tui_reader.app.screens import search_flow as main
+    from tui_reader.search import modes as main
 
     corpus = write_jsonl(
         tmp_path / "many.jsonl",
         [
             {"title": f"Alpha study {i}", "abstract": f"An alpha abstract number {i} about things."}
-            for i in range(main.SEARCH_LIMIT + 100)
+            for i in range(main.PAGE + 100)
         ],
     )
     app = make_app(corpus)
@@ -244,11 +244,11 @@ async def test_results_page_in_as_the_cursor_nears_the_end(make_app: MakeApp, tm
         screen = await ready(pilot)
         await pilot.press("slash", *"alpha", "enter")
         await settle(pilot)
-        assert len(screen.papers.rows) == main.SEARCH_LIMIT
+        assert len(screen.papers.rows) == main.PAGE
         await pilot.press("G")
         await settle(pilot)
-        assert len(screen.papers.rows) == main.SEARCH_LIMIT + 100
-        assert screen.papers.cursor == main.SEARCH_LIMIT - 1  # stays on the same paper
+        assert len(screen.papers.rows) == main.PAGE + 100
+        assert screen.papers.cursor == main.PAGE - 1  # stays on the same paper
 
 
 def _whoosh_rows(screen: MainScreen, text: str) -> list[int]:

@@ -18,7 +18,7 @@ from textual.pilot import Pilot
 
 from tui_reader import paths
 from tui_reader.app.app import ReaderApp
-from tui_reader.app.screens import main as main_screen
+from tui_reader.app.screens import loading as main_screen
 from tui_reader.app.screens.main import MainScreen
 from tui_reader.corpus import parse_cache
 from tui_reader.corpus.corpus import load_corpus
@@ -191,7 +191,7 @@ async def test_a_file_failing_midway_leaves_the_cursor_on_the_paper_it_was_on(
             await until(pilot, lambda b=batches: gate.batches > b or gate.done.is_set(), "a batch")
             await pilot.pause()
         await pilot.press("G")
-        row, growing = screen.papers.highlighted_row, screen._growing
+        row, growing = screen.papers.highlighted_row, screen.loader.growing_corpus
         assert row is not None and growing is not None and row >= 20
         pid = growing.ids[row]
         paper = growing.paper(row)

@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
 
 
+SHOWN_WARNINGS = 3  # problems with files shown one a notice; the rest are counted
+
+
 class IndexCancelled(Exception):
     """The app is closing while the index is built: stop, leave no half index."""
 
@@ -104,11 +107,13 @@ class Loader:
         screen, corpus, data = self.screen, event.corpus, event.data
         screen.store = data.bookmarks
         warnings = [*corpus.warnings, *data.warnings]
-        for warning in warnings[:1]:
-            more = f" (and {len(warnings) - 1} more: see `tui-reader check`)" if len(warnings) > 1 else ""
-            screen.notify(warning + more, severity="warning", timeout=12)
-        for warning in warnings:
-            screen.log.warning(warning)
+        for warning in warnings[:SHOWN_WARNINGS]:
+            screen.notify(warning, severity="warning", timeout=12)
+        if len(warnings) > SHOWN_WARNINGS:
+            more = len(warnings) - SHOWN_WARNINGS
+            screen.notify(
+                f"{more:,} more problems with files: `tui-reader list` prints them all.", severity="warning"
+            )
         growing = self.growing_corpus
         if growing is not None and growing is not corpus:  # a file failed midway: its rows are gone
             screen.papers.set_rows(())
@@ -119,6 +124,7 @@ class Loader:
         screen.papers.no_abstract = title_only(corpus)
         screen.corpus = corpus
         screen.reading.start(data.read)
+        screen.projection.count_unread()
         self.growing_corpus, screen.loaded = None, 0
         screen.session.restore(data, self.browsed_to)
         self.prepare_index(corpus)

@@ -19,17 +19,17 @@ from textual.containers import Horizontal
 from textual.notifications import SeverityLevel
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Footer
 
 from tui_reader.app import messages as m
 from tui_reader.app.commands import screen_bindings
-from tui_reader.app.model import Entry, Kind, ReaderModel, Restriction, Sort
+from tui_reader.app.model import Entry, ReaderModel, Restriction, Sort
 from tui_reader.app.screens.annotating import Annotator
 from tui_reader.app.screens.exporting import Exporter
 from tui_reader.app.screens.faceting import Facets
 from tui_reader.app.screens.loading import Loader
 from tui_reader.app.screens.reading import ReadTracker
-from tui_reader.app.screens.searching import SearchFlow, result_info, sort_notice
+from tui_reader.app.screens.searching import SearchFlow, sort_notice
 from tui_reader.app.screens.session import SessionKeeper
 from tui_reader.app.screens.sharing import Sharing
 from tui_reader.app.screens.shown import Shown
@@ -171,11 +171,14 @@ class MainScreen(Screen[None]):
         visible. Whole sentences go to the log."""
         text = clean_text(" ".join(message.split()))
         self.log.info(f"{severity}: {text}")
-        if len(text) > NOTICE_LIMIT:
-            cut = text[: NOTICE_LIMIT - 1].rsplit(" ", 1)[0]
+        limit = NOTICE_LIMIT if severity == "information" else 3 * NOTICE_LIMIT  # a path must show whole
+        if len(text) > limit:
+            cut = text[: limit - 1].rsplit(" ", 1)[0]
             text = cut.rstrip(" ,;:(") + "…"
-        self.app.clear_notifications()
-        self.app.notify(text, severity=severity, timeout=timeout or 4, markup=False)
+        app = self.app
+        for older in [n for n in app._notifications if n.severity == "information"]:
+            app._unnotify(older, refresh=False)  # one information line at a time; problems stay
+        app.notify(text, severity=severity, timeout=timeout or 4, markup=False)
 
     # -- the model on screen --------------------------------------------------------------------
     def remember_place(self) -> None:
@@ -193,18 +196,7 @@ class MainScreen(Screen[None]):
             self.show_entry(entry)
 
     def show_popped(self, entry: Entry | None, cursor: str = "") -> None:
-        """Back to ``entry`` as it was left (asked again only if its answer never came whole)."""
-        if entry is None:
-            return
-        if cursor:
-            entry.view = entry.view.replace(cursor=cursor)
-        stale = entry.result is not None and entry.result.stopped
-        if entry.rows is None or entry.waiting or stale:
-            self.searching.ask(entry)
-        bar = "" if entry.view.kind is Kind.SIMILAR else entry.view.query
-        self.search_bar.set_value(bar)
-        self.search_bar.info(*result_info(entry))
-        self.search_shown(entry)
+        self.searching.show_popped(entry, cursor)
 
     def show_entry(self, entry: Entry) -> None:
         self.projection.show(entry)
@@ -291,7 +283,8 @@ class MainScreen(Screen[None]):
 
     @on(m.NoBrowser)
     def _no_browser(self, event: m.NoBrowser) -> None:
-        self.sharing.copy_link(event.link, event.title, f"No browser here ({event.why}).")
+        self.log.info(f"no browser: {event.why}")
+        self.sharing.copy_link(event.link, event.title, "No browser here.")
 
     @on(m.ExportWritten)
     def _exported(self, event: m.ExportWritten) -> None:
@@ -363,18 +356,7 @@ class MainScreen(Screen[None]):
         self.search_bar.input.focus()
 
     def action_back(self) -> None:
-        """Escape ladder: leave the bar or detail pane, drop the selection, then go back a view."""
-        if isinstance(self.focused, Input) or self.focused is self.detail:
-            self.papers.focus()
-        elif self.selected:
-            self.annotating.clear_selection()
-        elif self.model.depth > 1:
-            self.show_popped(self.model.pop())
-        elif self.model.view.kind is not Kind.COLLECTION or self.search_bar.value:
-            self.search_bar.set_value("")
-            self.searching.submitted("")
-        elif self.model.view.restriction is not Restriction.ALL:
-            self.searching.restrict(self.model.view.restriction)
+        self.searching.back()
 
     def action_cycle_sort(self) -> None:
         self.remember_place()
@@ -390,32 +372,14 @@ class MainScreen(Screen[None]):
         self.searching.restrict(Restriction.UNREAD)
 
     def action_similar(self) -> None:
-        paper = self.current_paper()
-        if paper is None:
-            return
-        if self.searcher is None:
-            self.notify(f"Similar papers need the index ({self.index_state}).", severity="warning")
-            return
-        self.remember_place()
-        self.searching.similar(paper.id)
-        self.papers.focus()
+        self.searching.similar_key()
 
     def go_to_row(self, row: int) -> None:
-        """Palette 'go to paper': show it even if the view on show hides it."""
-        if not self.papers.move_to_row(row) and self.corpus is not None:
-            self.remember_place()
-            self.search_bar.set_value("")
-            self.search_bar.info("")
-            self.searching.collection(self.corpus.ids[row])
-        self.papers.focus()
+        self.searching.go_to_row(row)
 
     def search_for(self, text: str) -> None:
         """Run a search as if typed and entered (the palette's recent searches, ctrl+y, facets)."""
-        self.search_bar.set_value(text)
-        self.remember_place()
-        self.searching.submitted(text)
-        self.session.remember_search(text)
-        self.papers.focus()
+        self.searching.search_for(text)
 
     def action_accept_suggestion(self) -> None:
         suggestion = self.result.suggestion if self.result is not None else None

@@ -17,6 +17,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.content import Content
+from textual.widgets import Input
 
 from tui_reader.app.messages import IndexDamagedFound, ResultsReady, Snippet, SnippetsReady
 from tui_reader.app.model import Entry, Kind, Restriction, Sort, View
@@ -146,7 +147,7 @@ class SearchFlow:
         top = self.model.view
         if not text.strip():
             if top.typing:
-                self.screen.show_popped(self.model.pop())
+                self.show_popped(self.model.pop())
             return
         view = View(text, top.sort, top.restriction, typing=True)
         self._show(self.model.replace(view) if top.typing else self.model.push(view))
@@ -160,7 +161,7 @@ class SearchFlow:
             if self.model.view.kind is not Kind.COLLECTION:
                 self._show(self.model.push(View(sort=top.sort, restriction=top.restriction)))
             else:
-                self.screen.show_popped(self.model.top)
+                self.show_popped(self.model.top)
             return
         view = View(text.strip(), top.sort, top.restriction)
         if top.typing or top.same_list(view):
@@ -188,7 +189,7 @@ class SearchFlow:
             and below is not None
             and below.same_list(top.replace(restriction=below.restriction))
         ):
-            self.screen.show_popped(model.pop(), cursor=top.cursor)
+            self.show_popped(model.pop(), cursor=top.cursor)
             return
         wanted = Restriction.ALL if top.restriction is restriction else restriction
         self._show(model.push(top.replace(restriction=wanted, typing=False, scroll=0)))
@@ -201,6 +202,66 @@ class SearchFlow:
     def refresh(self) -> None:
         """The same view asked again (bookmarks or read state it depends on changed)."""
         self._show(self.model.top)
+
+    def back(self) -> None:
+        """Escape ladder: leave the bar or the detail pane, drop the selection, go back a view,
+        clear the query, then the restriction."""
+        screen, model = self.screen, self.model
+        if isinstance(screen.focused, Input) or screen.focused is screen.detail:
+            screen.papers.focus()
+        elif screen.selected:
+            screen.annotating.clear_selection()
+        elif model.depth > 1:
+            self.show_popped(model.pop())
+        elif model.view.kind is not Kind.COLLECTION or screen.search_bar.value:
+            screen.search_bar.set_value("")
+            self.submitted("")
+        elif model.view.restriction is not Restriction.ALL:
+            self.restrict(model.view.restriction)
+
+    def show_popped(self, entry: Entry | None, cursor: str = "") -> None:
+        """Back to ``entry`` as it was left (asked again only if its answer never came whole)."""
+        if entry is None:
+            return
+        screen = self.screen
+        if cursor:
+            entry.view = entry.view.replace(cursor=cursor)
+        stale = entry.result is not None and entry.result.stopped
+        if entry.rows is None or entry.waiting or stale:
+            self.ask(entry)
+        screen.search_bar.set_value("" if entry.view.kind is Kind.SIMILAR else entry.view.query)
+        screen.search_bar.info(*result_info(entry))
+        screen.search_shown(entry)
+
+    def similar_key(self) -> None:
+        screen = self.screen
+        paper = screen.current_paper()
+        if paper is None:
+            return
+        if screen.searcher is None:
+            screen.notify(f"Similar papers need the index ({screen.index_state}).", severity="warning")
+            return
+        screen.remember_place()
+        self.similar(paper.id)
+        screen.papers.focus()
+
+    def go_to_row(self, row: int) -> None:
+        """Palette 'go to paper': show it even if the view on show hides it."""
+        screen = self.screen
+        if not screen.papers.move_to_row(row) and screen.corpus is not None:
+            screen.remember_place()
+            screen.search_bar.set_value("")
+            screen.search_bar.info("")
+            self.collection(screen.corpus.ids[row])
+        screen.papers.focus()
+
+    def search_for(self, text: str) -> None:
+        screen = self.screen
+        screen.search_bar.set_value(text)
+        screen.remember_place()
+        self.submitted(text)
+        screen.session.remember_search(text)
+        screen.papers.focus()
 
     def _show(self, entry: Entry) -> None:
         self.screen.search_shown(entry)

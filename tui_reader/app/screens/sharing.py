@@ -29,6 +29,7 @@ NO_ABSTRACT = "This paper has no abstract to copy: its source lists it by title 
 class Sharing:
     def __init__(self, screen: MainScreen) -> None:
         self.screen = screen
+        self._told_terminal = False  # the terminal's copy problem, said in full once
 
     def _run(self, work: partial[None], group: str = "clipboard") -> None:
         self.screen.run_worker(work, thread=True, group=group, exit_on_error=False)
@@ -62,7 +63,9 @@ class Sharing:
     def copied(self, event: Copied) -> None:
         screen = self.screen
         screen.log.info(f"copied {event.what} of {event.title!r}: {event.detail} {event.terminal}")
-        screen.notify(copied_notice(event), severity="warning" if event.terminal else "information")
+        notice = copied_notice(event, self._told_terminal)
+        self._told_terminal |= bool(event.terminal)
+        screen.notify(notice, severity="warning" if event.terminal else "information")
 
     def cite(self, entry: bool) -> None:
         screen = self.screen
@@ -141,17 +144,19 @@ class Sharing:
         screen.post_message(LinkOpened(target, title))
 
 
-def copied_notice(event: Copied) -> str:
+def copied_notice(event: Copied, told_before: bool = False) -> str:
     """What arrived where, in one short line (the details are in the log)."""
-    what = f"{event.what} ({event.chars:,} chars)"
-    if event.system and not event.terminal:
-        told = f"Copied {what}."
-    elif event.system:
-        told = f"Copied {what} (the terminal's copy may not arrive)."
-    elif not event.terminal:
-        told = f"Copied {what} through the terminal only."
+    if not event.system and event.terminal:
+        told = f"Copying the {event.what} may have failed: {event.detail}."
     else:
-        told = f"Copying {what} may have failed: {event.detail}."
-    if event.shown:
-        told = told[:-1] + f": {event.shown}"
+        how = ""
+        if event.terminal:
+            how = f" ({event.terminal})" if not told_before else " (the terminal's copy may not arrive)"
+        elif not event.system:
+            how = " (terminal only)"
+        told = (
+            f"Copied the {event.what}{how}: {event.shown}"
+            if event.shown
+            else f"Copied the {event.what} ({event.chars:,} chars){how}."
+        )
     return f"{event.lead} {told}" if event.lead else told
