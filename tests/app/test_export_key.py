@@ -74,6 +74,7 @@ async def test_e_exports_the_whole_answer_when_the_list_holds_a_page(
         result, corpus = screen.result, screen.corpus
         assert result is not None and corpus is not None and result.total > 3
         page = dataclasses.replace(result, hits=result.hits[:3])  # the list's first page only
+        screen.searching._loading_more = True  # the list must keep the page: no more pages now
         screen.post_message(ResultsReady(screen.model.request(), page, [h.row for h in page.hits]))
         await drained(pilot)
         assert len(screen.papers.rows) == 3
