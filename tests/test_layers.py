@@ -95,7 +95,9 @@ def test_the_command_line_starts_without_textual_or_whoosh() -> None:
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_no_module_is_over_400_lines(path: Path) -> None:
     lines = len(path.read_text().splitlines())
-    assert lines <= LONGER.get(str(path.relative_to(PACKAGE)), MAX_LINES), f"{path.relative_to(PACKAGE)} has {lines} lines: split it by concern"
+    assert lines <= LONGER.get(str(path.relative_to(PACKAGE)), MAX_LINES), (
+        f"{path.relative_to(PACKAGE)} has {lines} lines: split it by concern"
+    )
 
 
 def test_only_the_seam_touches_whooshs_private_attributes() -> None:

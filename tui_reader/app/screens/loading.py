@@ -185,6 +185,7 @@ class Loader:
             screen.notify(sentence(event.notice), severity="warning")
         screen.index, screen.searcher = event.index, event.searcher
         screen.index_state = "ready"
+        screen.refresh_bindings()
         screen.facets.index_ready()
         top = screen.model.top
         if top.waiting and top.view.query:

@@ -132,6 +132,7 @@ class ReadTracker:
             return
         self._undo = {pid: False for pid in changes}
         self.set_read(changes)
+        screen.refresh_bindings()
         noun = "paper" if len(changes) == 1 else "papers"
         screen.notify(f"Marked {len(changes):,} {noun} read · ctrl+z undoes it", timeout=6)
 
@@ -144,6 +145,7 @@ class ReadTracker:
             self.screen.notify("Nothing to undo.", timeout=3)
             return
         self.set_read(undo)
+        self.screen.refresh_bindings()
         noun = "paper" if len(undo) == 1 else "papers"
         self.screen.notify(f"Marked {len(undo):,} {noun} unread again.", timeout=3)
 

@@ -72,6 +72,7 @@ class Shown:
             papers.set_snippets(snippets)
         screen.shown_entry = entry
         screen.shown = len(rows)
+        screen.refresh_bindings()  # what can run changed (a suggestion to accept, ...)
         scroll = entry.view.scroll
         if scroll:
             papers.call_after_refresh(self._scroll_back, entry, scroll)
