@@ -82,6 +82,22 @@ class SortColumns:
             return lambda r: (-added[r],)
         return None
 
+    def ranks(self, sort: str) -> list[int] | None:
+        """Each row's rank in ``sort`` (smaller first; rows whose keys are equal share a rank),
+        None for relevance: what the searcher sorts a whole answer by (search/ordering.py's
+        ``Order``), ties then going by relevance and collection order. ~0.2 s at 87k papers."""
+        key = self.key(sort)
+        if key is None:
+            return None
+        out = [0] * len(self.titles)
+        rank, previous = -1, None
+        for row in sorted(range(len(out)), key=key):
+            current = key(row)
+            if current != previous:
+                rank, previous = rank + 1, current
+            out[row] = rank
+        return out
+
 
 def arrange(rows: Sequence[int], sort: str, columns: SortColumns | None) -> list[int]:
     """``rows`` in the order ``sort`` names (a stable sort: ties keep the order given)."""

@@ -31,6 +31,13 @@ class Restriction:
     deny: frozenset[int]  # never these
     notice: str | None = None
 
+    def kept(self, scores: dict[int, float]) -> dict[int, float]:
+        """The matches (docnum -> score) this lets through, as Whoosh's filter and mask do."""
+        allow, deny = self.allow, self.deny
+        if allow is not None and len(allow) < len(scores):
+            return {d: scores[d] for d in sorted(allow) if d in scores and d not in deny}
+        return {d: v for d, v in scores.items() if (allow is None or d in allow) and d not in deny}
+
 
 def restriction(
     s: WhooshSearcher, wanted: tuple[str, ...], unknown: tuple[str, ...], sets: Sets | None
@@ -64,6 +71,41 @@ def restriction(
         named = ", ".join(w if w.startswith(TAG) else "is:" + w for w in missing)
         notes.append(f"{named} needs the reader's own data; ignored")
     return Restriction(allow, frozenset(deny), "; ".join(notes) or None)
+
+
+@dataclass(frozen=True, slots=True)
+class Only:
+    """A view's restriction, by paper id: the papers ``among`` (None: any) that are not
+    ``besides``. The bookmarks view is ``Only(among=bookmarked)``, the unread view
+    ``Only(besides=read)``. Applied inside the search (a Whoosh filter and mask), so the count and
+    every page are of the restricted answer."""
+
+    among: frozenset[str] | None = None
+    besides: frozenset[str] = frozenset()
+
+    def key(self) -> tuple[int, int, int, int]:
+        among = self.among
+        return (
+            -1 if among is None else len(among),
+            0 if among is None else hash(among),
+            len(self.besides),
+            hash(self.besides),
+        )
+
+
+def narrowed(s: WhooshSearcher, by: Restriction | None, only: Only | None) -> Restriction | None:
+    """``is:`` filters (``by``) and the view's restriction (``only``) together, as one filter
+    (both must allow) and one mask (either denies)."""
+    if only is None:
+        return by
+    allow = by.allow if by is not None else None
+    if only.among is not None:
+        among = _numbers(s, only.among)
+        allow = among if allow is None else allow & among
+    deny = by.deny if by is not None else frozenset()
+    if only.besides:
+        deny = deny | _numbers(s, only.besides)
+    return Restriction(allow, deny, by.notice if by is not None else None)
 
 
 def key(sets: Sets | None) -> tuple[tuple[str, int, int], ...]:
