@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from tui_reader.app.app import ReaderApp
-from tui_reader.app.screens.library import BookmarkList, LibraryScreen
+from tui_reader.app.screens.library import BookmarkList, LibraryScreen, chunks
 from tui_reader.app.screens.main import MainScreen
 from tui_reader.corpus.paper import Paper
 from tui_reader.library.bookmarks import BookmarkStore
@@ -84,7 +84,7 @@ async def test_every_bookmark_is_listed_the_open_collections_first(
 ) -> None:
     _store_with_foreign(bookmarks_path)
     app = make_app(varied)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(200, 40)) as pilot:  # room for the tags column too
         main, screen = await _open_library(pilot, local=2)
         assert main.corpus is not None
         entries = screen.bookmark_list.entries
@@ -99,8 +99,14 @@ async def test_every_bookmark_is_listed_the_open_collections_first(
         )
         lines = [screen.bookmark_list.render_line(y).text for y in range(4)]
         kernels = next(line for line in lines if FOREIGN[0].title in line)
-        assert "2011" in kernels and "JMLR" in kernels and "#survey" in kernels
+        assert "2011" in kernels and "JMLR" in kernels and "#survey #toread" in kernels
         assert lines[0].startswith("● ") and not kernels.startswith("●")
+        assert len({line.index("2011") if "2011" in line else line.index("20") for line in lines[2:]}) == 1
+        await pilot.resize_terminal(60, 20)  # the title keeps half the line: the tags go first
+        await pilot.pause()
+        narrow = [screen.bookmark_list.render_line(y).text for y in range(4)]
+        kernels = next(line for line in narrow if FOREIGN[0].title in line)
+        assert "2011  JMLR" in kernels and "#survey" not in kernels
 
 
 async def test_a_foreign_bookmarks_detail_comes_from_its_snapshot(
@@ -239,3 +245,51 @@ async def test_a_narrow_terminal_stacks_the_panes(
         assert screen.has_class("-narrow") and detail.region.y > listed.region.y
         assert detail.region.width >= 55 and isinstance(listed, BookmarkList)
         assert "brackets" in detail_text(app)
+
+
+async def test_a_bookmark_without_a_snapshot_says_so_and_still_cites(
+    make_app: MakeApp, varied: Path, bookmarks_path: Path, fake_xclip: Path
+) -> None:
+    old = {"id": "0123456789ab", "title": "Kept by title [b]only[/b]", "added": "2020-01-01", "note": "n"}
+    bookmarks_path.write_text(json.dumps({"version": 1, "bookmarks": [old]}), encoding="utf-8")
+    app = make_app(varied)
+    async with app.run_test(size=(120, 40)) as pilot:
+        _main, screen = await _open_library(pilot, local=0)
+        text = detail_text(app)
+        assert "Kept by title [b]only[/b]" in text and "No snapshot of this paper was kept" in text
+        await pilot.press("c")
+        await pilot.pause()
+        assert "No abstract to copy" in _message(screen)
+        await pilot.press("y")
+        await _drained(pilot)
+        assert "Kept by title" in fake_xclip.read_text()
+        await pilot.press("o")
+        await pilot.pause()
+        assert "No link" in _message(screen)
+
+
+async def test_many_bookmarks_are_read_in_chunks_in_the_lists_order(
+    make_app: MakeApp, varied: Path, bookmarks_path: Path
+) -> None:
+    store = BookmarkStore(bookmarks_path)
+    for n in range(250):
+        pid = f"{n:012x}"
+        store.add(
+            pid,
+            f"Paper {n}",
+            snapshot=Paper(id=pid, title=f"Paper {n}", abstract=f"Text {n}.", year=2000 + n % 20),
+        )
+    app = make_app(varied)
+    async with app.run_test(size=(120, 40)) as pilot:
+        _main, screen = await _open_library(pilot, local=0)
+        entries = screen.bookmark_list.entries
+        assert len(entries) == 250 and all(e.read and e.paper is not None for e in entries)
+        assert entries[0].title == "Paper 249" and entries[0].year == "2009"  # newest first
+        await pilot.press("G")
+        await pilot.pause()
+        assert "Text 0." in detail_text(app)
+
+
+def test_reads_come_a_screenful_first() -> None:
+    assert chunks(0) == [] and chunks(40) == [(0, 40)]
+    assert chunks(4_200) == [(0, 100), (100, 2_100), (2_100, 4_100), (4_100, 4_200)]

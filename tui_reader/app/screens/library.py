@@ -6,6 +6,9 @@ snapshot of its paper (bookmarks.json v3, with the full record), so this screen 
 the open collection's paper when it holds it (marked ``●`` and listed first), else the snapshot,
 as ``tui-reader bookmarks export`` does (library/export.py ``paper_of``).
 
+The list comes first, from the bookmarks alone (no file read); the papers follow in chunks, in
+the list's order (50,000 snapshots take seconds to read).
+
 The store is read in a worker (a snapshot read opens its pack), and every write, copy, citation
 and browser call runs in one too; the screen takes what it needs in its constructor and knows
 nothing of the main screen. All text comes from files: it is drawn as Segments or Content (never
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from pathlib import Path
 
 from rich.cells import cell_len, set_cell_size
@@ -33,6 +37,7 @@ from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
 
 from tui_reader.app.browser import browser_problem
 from tui_reader.app.tmux import terminal_copy_problem
@@ -43,7 +48,6 @@ from tui_reader.corpus.text import clean_label
 from tui_reader.library.bookmarks import Bookmark, BookmarkStore, ReadOnlyStore
 from tui_reader.library.citation import citation
 from tui_reader.library.clipboard import CopyOutcome, copy_text
-from tui_reader.library.export import paper_of
 from tui_reader.library.links import attachment_paths, best_link, existing_file, file_link
 
 Lookup = Callable[[str], Paper | None]
@@ -54,43 +58,63 @@ NO_SNAPSHOT = (
 )
 NOT_HERE = "Not in the open collection: c, y and o work from its snapshot."
 HERE_MARK = "● "
+FIRST_CHUNK = 100  # papers read before the first update: a screenful (they open ~a third of the packs)
+WIDEST = 40  # cells a venue or tags column is measured to
+CHUNK = 2_000  # papers read between two later updates of the list
+STILL_READING = "Still reading this bookmark's snapshot…"
 
 
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One bookmark as listed: its paper (the open collection's, else the snapshot's, else None)
-    and the list's columns, made safe in the worker."""
+    and the list's columns, made safe in the worker. Listed first from the bookmark alone
+    (``read`` False), then filled in once its paper is read."""
 
     mark: Bookmark
-    paper: Paper | None
     here: bool
     title: str
-    year: str
-    venue: str
     tags: str
+    paper: Paper | None = None
+    read: bool = False
+    year: str = ""
+    venue: str = ""
 
     @property
     def pid(self) -> str:
         return self.mark.id
 
 
-def entry_of(mark: Bookmark, here: Container[str], lookup: Lookup | None) -> Entry:
-    """Reads the snapshot (its pack, from disk): call it in a worker."""
-    paper, live = paper_of(mark, lookup or _nothing)
-    year = str(paper.year) if paper is not None and paper.year is not None else ""
-    return Entry(
-        mark,
-        paper,
-        live or mark.id in here,
-        clean_label((paper.title if paper is not None and paper.title else "") or mark.title or mark.id),
-        year,
-        clean_label(paper.venue) if paper is not None else "",
-        clean_label(tag_label(mark.tags)),
-    )
+TagMemo = dict[tuple[str, ...], str]
 
 
-def _nothing(_pid: str) -> Paper | None:
-    return None
+def listed(mark: Bookmark, here: Container[str], memo: TagMemo) -> Entry:
+    """The bookmark as the list first shows it: no file read. ``memo``: tag lines made so far
+    (most bookmarks share a few tag sets)."""
+    key = tuple(mark.tags)
+    tags = memo.get(key)
+    if tags is None:
+        tags = memo[key] = clean_label(tag_label(mark.tags))
+    return Entry(mark, mark.id in here, clean_label(mark.title or mark.id), tags)
+
+
+def filled(entry: Entry, lookup: Lookup | None) -> Entry:
+    """The entry with its paper: the open collection's (``lookup``, asked only for its own ids),
+    else the snapshot (read from its pack: call it in a worker), never changed here."""
+    mark = entry.mark
+    paper = lookup(mark.id) if lookup is not None and entry.here else None
+    if paper is None:
+        paper = mark.snapshot
+    if paper is None:
+        return replace(entry, read=True)
+    title = clean_label(paper.title) if paper.title else entry.title
+    year = "" if paper.year is None else str(paper.year)
+    return replace(entry, paper=paper, read=True, title=title, year=year, venue=clean_label(paper.venue))
+
+
+def chunks(count: int) -> list[tuple[int, int]]:
+    """(start, stop) of the reads: a screenful first, then larger steps."""
+    bounds = [0, *range(min(FIRST_CHUNK, count), count, CHUNK), count]
+    return [(a, b) for a, b in pairwise(bounds) if b > a]
 
 
 def ordered(entries: Sequence[Entry]) -> list[Entry]:
@@ -109,23 +133,38 @@ def short(text: str, limit: int = 60) -> str:
     return text[: cut if cut > 0 else limit - 1] + "…"
 
 
-def detail_content(entry: Entry) -> Content:
-    """The detail pane's text: the paper in full (paper_content), its origin in the source line."""
+def shown_paper(entry: Entry) -> Paper | None:
+    """The entry's paper as the pane shows and ``y`` cites it: the bookmark's title when the
+    snapshot has none, and where it comes from in place of its source files when it is a
+    snapshot (a copy: the snapshot is never changed)."""
     paper = entry.paper
     if paper is None:
-        parts = [Content(entry.title).stylize("bold"), Content("\n\n")]
-        parts.append(Content(NO_SNAPSHOT).stylize("italic $text-muted"))
-        mark = entry.mark
-        parts += [Content("\n\n"), Content("★ Bookmarked").stylize("bold $warning")]
-        parts.append(Content(f" {mark.added[:10]}").stylize("$text-muted"))
-        if mark.tags:
-            parts += [Content("\nTags: ").stylize("bold"), tags_content(mark.tags)]
-        if mark.note:
-            parts += [Content("\nNote: ").stylize("bold"), Content(mark.note)]
-        return Content.assemble(*parts)
-    if not entry.here or not paper.sources:
-        paper = replace(paper, sources=[SNAPSHOT_SOURCE if not entry.here else "in the open collection"])
-    return paper_content(paper, entry.mark, [], [])
+        return None
+    if entry.here and paper.sources and paper.title:
+        return paper
+    where = paper.sources if entry.here and paper.sources else [SNAPSHOT_SOURCE]
+    return replace(paper, title=paper.title or entry.mark.title, sources=list(where))
+
+
+def detail_content(entry: Entry) -> Content:
+    """The detail pane's text: the paper in full (paper_content), or what the bookmark alone
+    holds while its paper is read or when it has no snapshot."""
+    paper = shown_paper(entry)
+    if paper is not None:
+        return paper_content(paper, entry.mark, [], [])
+    mark = entry.mark
+    told = NO_SNAPSHOT if entry.read else "Reading its snapshot…"
+    parts = [Content(entry.title).stylize("bold"), Content("\n\n")]
+    parts += [Content(told).stylize("italic $text-muted"), Content("\n\n")]
+    parts += [
+        Content("★ Bookmarked").stylize("bold $warning"),
+        Content(f" {mark.added[:10]}").stylize("$text-muted"),
+    ]
+    if mark.tags:
+        parts += [Content("\nTags: ").stylize("bold"), tags_content(mark.tags)]
+    if mark.note:
+        parts += [Content("\nNote: ").stylize("bold"), Content(mark.note)]
+    return Content.assemble(*parts)
 
 
 def copied_line(what: str, chars: int, outcome: CopyOutcome, terminal: str) -> str:
@@ -142,9 +181,18 @@ def copied_line(what: str, chars: int, outcome: CopyOutcome, terminal: str) -> s
 
 # -- what the workers report ------------------------------------------------------------------
 class _Loaded(Message, bubble=False):
-    def __init__(self, entries: list[Entry], problem: str = "") -> None:
+    """The list, from the bookmarks alone (their papers not read yet)."""
+
+    def __init__(self, entries: list[Entry]) -> None:
         self.entries = entries
-        self.problem = problem
+        super().__init__()
+
+
+class _Filled(Message, bubble=False):
+    """Entries with their papers read (a chunk, in the list's order)."""
+
+    def __init__(self, entries: list[Entry]) -> None:
+        self.entries = entries
         super().__init__()
 
 
@@ -227,13 +275,36 @@ class BookmarkList(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.entries: list[Entry] = []
+        self._at: dict[str, int] = {}  # id -> its row
+        self._widest = (0, 0, 0)  # cells of the widest year, venue, tags listed
         self.empty_text = "Reading the bookmarks…"
 
     def set_entries(self, entries: list[Entry], cursor: int = 0) -> None:
         self.entries = entries
+        self._at = {e.pid: i for i, e in enumerate(entries)}
+        self._widest = (0, 0, 0)
+        self._measure(entries)
         self.virtual_size = Size(0, len(entries))
         self.cursor = cursor
         self.refresh()
+
+    def update_entries(self, entries: list[Entry]) -> None:
+        """Entries filled in (matched by id: one removed meanwhile stays out)."""
+        for entry in entries:
+            i = self._at.get(entry.pid)
+            if i is not None:
+                self.entries[i] = entry
+        self._measure(entries)
+        self.refresh()
+
+    def _measure(self, entries: list[Entry]) -> None:
+        """The widest year, venue and tags listed (up to WIDEST cells): the columns' widths."""
+        year, venue, tags = self._widest
+        for e in entries:
+            year = max(year, len(e.year))
+            venue = max(venue, min(WIDEST, cell_len(e.venue[:WIDEST])))
+            tags = max(tags, min(WIDEST, cell_len(e.tags[:WIDEST])))
+        self._widest = (year, venue, tags)
 
     @property
     def current(self) -> Entry | None:
@@ -301,28 +372,38 @@ class BookmarkList(ScrollView, can_focus=True):
     def _part(self, name: str, style: Style) -> Style:
         return style + self.get_component_rich_style(f"bookmark-list--{name}", partial=True)
 
+    def _columns(self, room: int) -> tuple[int, int, int]:
+        """Widths of the year, venue and tags columns (0: not shown): each while the title
+        keeps half the line, and only as wide as the widest value listed."""
+        year, venue, tags = self._widest
+        wanted = (year, min(venue, 18, room // 5), min(tags, room // 4))
+        widths = [0, 0, 0]
+        left = room
+        for n, width in enumerate(wanted):
+            if width and left - width - 2 >= room // 2:
+                widths[n] = width
+                left -= width + 2
+        return widths[0], widths[1], widths[2]
+
     def _segments(self, entry: Entry, style: Style, width: int) -> list[Segment]:
-        """The title first; then the year, the venue and the tags, each while the title keeps
-        more than half the line (or all it needs)."""
+        """``●`` (in the open collection), the title, then the columns that fit."""
         mark = Segment(HERE_MARK if entry.here else "  ", self._part("here", style))
         room = width - 2
-        keep = min(cell_len(entry.title), max(16, room * 11 // 20))
-        tail: list[tuple[str, str]] = []
-        used = 0
-        for text, kind, limit in (
-            (entry.year, "meta", 4),
-            (entry.venue, "meta", min(18, room // 5)),
-            (entry.tags, "tags", room // 4),
+        columns = self._columns(room)
+        title_width = room - sum(w + 2 for w in columns if w)
+        out = [mark, Segment(padded(entry.title, title_width), style)]
+        for text, kind, column in zip(
+            (entry.year, entry.venue, entry.tags), ("meta", "meta", "tags"), columns, strict=True
         ):
-            piece = fit(text, limit)
-            if piece and room - used - cell_len(piece) - 2 >= keep:
-                tail.append((piece, kind))
-                used += cell_len(piece) + 2
-        title = fit(entry.title, room - used)
-        out = [mark, Segment(title + " " * max(0, room - used - cell_len(title)), style)]
-        for text, kind in tail:
-            out += [Segment("  ", style), Segment(text, self._part(kind, style))]
+            if column:
+                out += [Segment("  ", style), Segment(padded(text, column), self._part(kind, style))]
         return out
+
+
+def padded(text: str, width: int) -> str:
+    """``text`` in exactly ``width`` cells: cut with an ellipsis, or padded with spaces."""
+    cut = fit(text, width)
+    return cut + " " * max(0, width - cell_len(cut))
 
 
 def fit(text: str, width: int) -> str:
@@ -342,12 +423,14 @@ class LibraryScreen(Screen[str | None]):
     collection) for the main screen to go to, or None (Esc)."""
 
     BINDINGS = [
-        Binding("escape", "close", "Close"),
-        Binding("enter", "go", "Go to", show=False),
-        Binding("c", "copy_abstract", "Copy abstract"),
-        Binding("y", "copy_bibtex", "Copy BibTeX"),
-        Binding("o", "open_link", "Open"),
-        Binding("b", "remove", "Remove"),
+        Binding("escape", "close", "Back", tooltip="Close the bookmarks"),
+        Binding("enter", "go", "Go to", show=False, tooltip="Go to the paper (one in the open collection)"),
+        Binding("c", "copy_abstract", "Copy", tooltip="Copy the abstract"),
+        Binding("y", "copy_bibtex", "BibTeX", tooltip="Copy the BibTeX entry (its note included)"),
+        Binding("o", "open_link", "Open", tooltip="Open the attachment or the link in the browser"),
+        Binding(
+            "b", "remove", "Remove", tooltip="Remove the bookmark (twice for one not in the open collection)"
+        ),
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     DEFAULT_CSS = """
@@ -362,7 +445,9 @@ class LibraryScreen(Screen[str | None]):
         width: 1fr; height: 40%; border-right: none; border-bottom: hkey $border-blurred;
     }
     LibraryScreen.-narrow #library-detail { height: 1fr; }
-    LibraryScreen #library-message { height: 1; padding: 0 1; color: $text-muted; }
+    LibraryScreen #library-message {
+        height: auto; max-height: 3; padding: 0 1; color: $text-muted; display: none;
+    }
     LibraryScreen #library-message.-problem { color: $text-error; }
     """
 
@@ -413,22 +498,37 @@ class LibraryScreen(Screen[str | None]):
     # -- reading ----------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="library-read")
     def load(self) -> None:
-        try:
-            entries = [entry_of(m, self.here, self.lookup) for m in self.store.all()]
-        except OSError as exc:  # a pack that cannot be read is none; this is the unexpected rest
-            self.post_message(_Loaded([], f"Could not read the bookmarks: {exc.strerror or exc}"))
-            return
-        self.post_message(_Loaded(ordered(entries)))
+        """The list from the bookmarks alone, then their papers, a chunk at a time."""
+        worker = get_current_worker()
+        memo: TagMemo = {}
+        entries = ordered([listed(m, self.here, memo) for m in self.store.all()])
+        self.post_message(_Loaded(entries))
+        for start, stop in chunks(len(entries)):
+            if worker.is_cancelled:
+                return
+            try:
+                chunk = [filled(e, self.lookup) for e in entries[start:stop]]
+            except OSError as exc:  # a pack that cannot be read is none: this is the unexpected rest
+                self.post_message(_Said(f"Could not read the bookmarks' snapshots: {exc}", True))
+                return
+            self.post_message(_Filled(chunk))
 
     @on(_Loaded)
     def _loaded(self, event: _Loaded) -> None:
-        self.bookmark_list.empty_text = event.problem or "No bookmarks yet: b on a paper bookmarks it."
+        self.bookmark_list.empty_text = "No bookmarks yet: b on a paper bookmarks it."
         self.bookmark_list.set_entries(event.entries)
         self._summarise()
-        if event.problem:
-            self.say(event.problem, problem=True)
         if not event.entries:
             self.detail.show_message(self.bookmark_list.empty_text)
+
+    @on(_Filled)
+    def _filled(self, event: _Filled) -> None:
+        listed = self.bookmark_list
+        before = listed.current
+        listed.update_entries(event.entries)
+        now = listed.current
+        if now is not None and now is not before:
+            self.detail.show(detail_content(now))
 
     def _summarise(self) -> None:
         entries = self.bookmark_list.entries
@@ -451,6 +551,7 @@ class LibraryScreen(Screen[str | None]):
         line = self.query_one("#library-message", Static)
         line.update(Content(clean_label(text)))
         line.set_class(problem, "-problem")
+        line.display = bool(text)
 
     def _disarm(self) -> None:
         if self._armed:
@@ -474,8 +575,16 @@ class LibraryScreen(Screen[str | None]):
         else:
             self.say(NOT_HERE)
 
-    def action_copy_abstract(self) -> None:
+    def _read_entry(self) -> Entry | None:
+        """The cursor's bookmark once its paper is read (said so while it is not)."""
         entry = self.bookmark_list.current
+        if entry is not None and not entry.read:
+            self.say(STILL_READING)
+            return None
+        return entry
+
+    def action_copy_abstract(self) -> None:
+        entry = self._read_entry()
         if entry is None:
             return
         if entry.paper is None or not entry.paper.abstract:
@@ -484,13 +593,13 @@ class LibraryScreen(Screen[str | None]):
         self.copy_out(entry.paper.abstract, "abstract")
 
     def action_copy_bibtex(self) -> None:
-        entry = self.bookmark_list.current
+        entry = self._read_entry()
         if entry is not None:
-            paper = entry.paper or Paper(id=entry.pid, title=entry.mark.title, abstract="")
+            paper = shown_paper(entry) or Paper(id=entry.pid, title=entry.mark.title, abstract="")
             self.make_bibtex(paper, entry.mark.note)
 
     def action_open_link(self) -> None:
-        entry = self.bookmark_list.current
+        entry = self._read_entry()
         if entry is None:
             return
         paper = entry.paper
@@ -503,14 +612,11 @@ class LibraryScreen(Screen[str | None]):
 
     def action_remove(self) -> None:
         entry = self.bookmark_list.current
-        if entry is None:
+        if entry is None or any(pid == entry.pid for pid, _ in self._removing):
             return
         if not entry.here and self._armed != entry.pid:
             self._armed = entry.pid
-            self.say(
-                "b again removes this bookmark, note and snapshot: its paper is not in the open "
-                "collection, so it cannot be bookmarked again from here."
-            )
+            self.say("b again removes it (its collection is not open: it cannot be bookmarked again here).")
             return
         self._armed = ""
         self._removing.append((entry.pid, entry.title))
