@@ -11,6 +11,7 @@ Whoosh's (score.py turned off), and on both sides of each size switch.
 from __future__ import annotations
 
 import random
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,7 +21,7 @@ from whoosh import query, sorting
 from bench import corpusgen
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.library.sorting import SortColumns, arrange
-from tui_reader.search import ordering
+from tui_reader.search import ordering, subsets
 from tui_reader.search import searcher as searcher_module
 from tui_reader.search.index import SearchIndex
 from tui_reader.search.ordering import Order
@@ -191,12 +192,22 @@ def some_ids(corpus: Corpus, share: float, seed: int) -> frozenset[str]:
     return frozenset(pid for pid in corpus.ids if rng.random() < share)
 
 
+@pytest.mark.parametrize("by_rows", [0, 10**9])  # ids looked up through the rows, or one by one
 @pytest.mark.parametrize("share", [0.05, 1.0])  # fewer ids than matches, or more
 @pytest.mark.parametrize("text", ["models", "convergence", "year:2016", "venue:aaai", ""])
 @pytest.mark.parametrize("name", [None, "year"])
 def test_a_restricted_answer_counts_and_pages_the_restricted_papers(
-    searcher: Searcher, path: str, orders: dict[str, Order], share: float, text: str, name: str | None
+    searcher: Searcher,
+    path: str,
+    orders: dict[str, Order],
+    share: float,
+    text: str,
+    name: str | None,
+    by_rows: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(subsets, "BY_ROWS", by_rows)
+    monkeypatch.setattr(subsets, "_docnums", weakref.WeakKeyDictionary())  # looked up afresh
     corpus = searcher.corpus
     order = orders[name] if name else None
     rank = list(order.rank) if order else None
@@ -225,7 +236,12 @@ def test_a_restricted_answer_counts_and_pages_the_restricted_papers(
             assert result.total == len(direct)
 
 
-def test_a_view_and_is_filters_narrow_together(searcher: Searcher, path: str) -> None:
+@pytest.mark.parametrize("by_rows", [0, 10**9])
+def test_a_view_and_is_filters_narrow_together(
+    searcher: Searcher, path: str, by_rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(subsets, "BY_ROWS", by_rows)
+    monkeypatch.setattr(subsets, "_docnums", weakref.WeakKeyDictionary())
     corpus = searcher.corpus
     bookmarked, read = some_ids(corpus, 0.4, 1), some_ids(corpus, 0.5, 2)
     sets = {"bookmarked": bookmarked, "read": read}

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tui_reader.corpus.columns import columns
 from tui_reader.corpus.corpus import Corpus
@@ -89,14 +90,25 @@ class SortColumns:
         key = self.key(sort)
         if key is None:
             return None
-        out = [0] * len(self.titles)
+        keys: Sequence[Any] = self._flat_keys(sort) or list(map(key, range(len(self.titles))))
+        out = [0] * len(keys)
         rank, previous = -1, None
-        for row in sorted(range(len(out)), key=key):
-            current = key(row)
-            if current != previous:
-                rank, previous = rank + 1, current
+        for row in sorted(range(len(keys)), key=keys.__getitem__):
+            if keys[row] != previous:
+                rank, previous = rank + 1, keys[row]
             out[row] = rank
         return out
+
+    def _flat_keys(self, sort: str) -> list[int] | Sequence[str] | None:
+        """``key(sort)`` as one int or str a row where it can be (the same order, sorted ~3x
+        faster than tuples)."""
+        if sort == "year":
+            return [-y if y is not None else 1 for y in self.years]  # years are > 0: unknown last
+        if sort == "added":
+            return [-a for a in self.added]
+        if sort == "title":
+            return self.titles
+        return None
 
 
 def arrange(rows: Sequence[int], sort: str, columns: SortColumns | None) -> list[int]:

@@ -35,6 +35,7 @@ _tokens = itertools.count(1)
 _lock = threading.Lock()
 # reader -> (order's token -> rank of each docnum): an updated index is a new reader
 _doc_ranks: weakref.WeakKeyDictionary[object, dict[int, list[int]]] = weakref.WeakKeyDictionary()
+_numberings: weakref.WeakKeyDictionary[object, list[int]] = weakref.WeakKeyDictionary()  # row -> docnum
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -81,6 +82,30 @@ def doc_ranks(reader: object, rows: Sequence[int], order: Order) -> list[int]:
         known.clear()  # one order at a time is the common case: keep the memory of one
         known[order.token] = ranks
     return ranks
+
+
+def numbering(
+    reader: object, rows: Sequence[int], index_of: Mapping[str, int]
+) -> Callable[[str], int | None]:
+    """Paper id -> document number, through the rows (the inverse of docnum -> row), once per
+    reader: many ids at once cost dict lookups, not one index lookup each."""
+    with _lock:
+        found = _numberings.get(reader)
+    if found is None:
+        found = [-1] * len(index_of)
+        for docnum, row in enumerate(rows):
+            if 0 <= row < len(found):
+                found[row] = docnum
+        with _lock:
+            _numberings[reader] = found
+    docnums = found
+
+    def number(pid: str) -> int | None:
+        row = index_of.get(pid)
+        docnum = -1 if row is None or row >= len(docnums) else docnums[row]
+        return None if docnum < 0 else docnum
+
+    return number
 
 
 def _row_keys(rows: Sequence[int]) -> Callable[[int], int]:

@@ -223,7 +223,7 @@ class Searcher:
                 return SearchResult(
                     f"similar to {pid}", kind="similar", notice="this paper is not in the index yet"
                 )
-            view = subsets.narrowed(s, None, only)
+            view = subsets.narrowed(s, None, only, self._numbering(s))
             allow = None if view is None or view.allow is None else set(view.allow)  # Whoosh's type
             mask = {docnum} | (view.deny if view is not None else frozenset())
             # more_like's own query, run as more_like runs it, with the view's filter and mask
@@ -304,10 +304,11 @@ class Searcher:
             q, result.partial = self.reading.typing(text, reader)
         else:
             q, result.notice = self.reading.parse(text)
-        only = subsets.restriction(s, wanted, unknown, sets) if wanted or unknown else None
+        numbering = self._numbering(s)
+        only = subsets.restriction(s, wanted, unknown, sets, numbering) if wanted or unknown else None
         if only is not None:
             result.notice = _joined(result.notice, only.notice)
-        only = subsets.narrowed(s, only, view)
+        only = subsets.narrowed(s, only, view, numbering)
         if not text.strip() and (only is not None or order is not None):
             q = query.Every()  # "is:unread" alone, or a view or an order alone: every paper
         if typeahead and isinstance(q, type(query.NullQuery)):
@@ -400,6 +401,11 @@ class Searcher:
             stored = collector.child.top_searcher.stored_fields
             result.hits = self._hits((stored(d)["id"], sc) for sc, d in pairs)
         result.total = max(len(result.hits), collector.count())
+
+    def _numbering(self, s: WhooshSearcher) -> subsets.Numbering:
+        """Many paper ids to document numbers at once (a view's, a large ``is:`` set's)."""
+        reader = s.reader()
+        return lambda: ordering.numbering(reader, facets._rows(reader, self), self.corpus.index_of)
 
     def _ranks(self, s: WhooshSearcher, order: Order) -> list[int]:
         """Each document number's rank in ``order`` (once per reader and order)."""
