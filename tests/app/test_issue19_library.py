@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pilot_helpers import detail_text, ready
+from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -71,8 +72,14 @@ async def _drained(pilot: Pilot) -> None:
     await pilot.pause()
 
 
+def _plain(screen: LibraryScreen, selector: str) -> str:
+    visual = screen.query_one(selector, Static).visual
+    assert isinstance(visual, Content)  # never markup
+    return visual.plain
+
+
 def _message(screen: LibraryScreen) -> str:
-    return screen.query_one("#library-message", Static).visual.plain  # type: ignore[union-attr]
+    return _plain(screen, "#library-message")
 
 
 def _on_disk(path: Path) -> set[str]:
@@ -93,7 +100,7 @@ async def test_every_bookmark_is_listed_the_open_collections_first(
         assert set(titles[:2]) == local and all(e.here for e in entries[:2])
         assert set(titles[2:]) == {FOREIGN[0].title, HOSTILE_SEEN}
         assert not any(e.here for e in entries[2:])
-        summary = screen.query_one("#library-summary", Static).visual.plain  # type: ignore[union-attr]
+        summary = _plain(screen, "#library-summary")
         assert (
             "All bookmarks: 4" in summary and "2 in this collection" in summary and "2 in others" in summary
         )
@@ -293,3 +300,20 @@ async def test_many_bookmarks_are_read_in_chunks_in_the_lists_order(
 def test_reads_come_a_screenful_first() -> None:
     assert chunks(0) == [] and chunks(40) == [(0, 40)]
     assert chunks(4_200) == [(0, 100), (100, 2_100), (2_100, 4_100), (4_100, 4_200)]
+
+
+async def test_b_on_a_store_it_cannot_write_says_so_and_keeps_it(
+    make_app: MakeApp, varied: Path, bookmarks_path: Path
+) -> None:
+    newer = {"id": "0123456789ab", "title": "From a newer reader", "added": "2020-01-01", "note": ""}
+    bookmarks_path.write_text(json.dumps({"version": 99, "bookmarks": [newer]}), encoding="utf-8")
+    before = bookmarks_path.read_bytes()
+    app = make_app(varied)
+    async with app.run_test(size=(120, 40)) as pilot:
+        _main, screen = await _open_library(pilot, local=0)
+        assert [e.title for e in screen.bookmark_list.entries] == ["From a newer reader"]
+        await pilot.press("b", "b")
+        await _drained(pilot)
+        told = _message(screen)
+        assert told.startswith("Bookmark not removed:") and "newer tui-reader" in told
+        assert len(screen.bookmark_list.entries) == 1 and bookmarks_path.read_bytes() == before

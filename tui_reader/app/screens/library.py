@@ -17,6 +17,8 @@ markup), made safe with clean_label.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
@@ -462,8 +464,9 @@ class LibraryScreen(Screen[str | None]):
     ) -> None:
         """``here``: the ids of the open collection's papers; ``lookup``: its ``Corpus.get``
         (called in a worker), so its bookmarks show the paper as it is now, not its snapshot;
-        ``on_removed``: told each id whose bookmark ``b`` removed (on the UI thread), so the
-        screen below can show it; ``copy``: the system clipboard route (besides OSC 52)."""
+        ``on_removed``: told each id whose bookmark ``b`` removed (on the UI thread, once
+        written, even if this screen closed meanwhile), so the screen below can show it;
+        ``copy``: the system clipboard route (besides OSC 52)."""
         super().__init__()
         self.store = store
         self.here = here
@@ -471,7 +474,8 @@ class LibraryScreen(Screen[str | None]):
         self.on_removed = on_removed
         self.copy_system = copy
         self._armed = ""  # a bookmark b must be pressed on again to remove (not in this collection)
-        self._removing: list[tuple[str, str]] = []  # (id, title): one write at a time, in order
+        self._removing: set[str] = set()  # ids being removed
+        self._writing = threading.Lock()  # one write at a time (each in its own worker, in order)
         self._problem = ""
 
     def compose(self) -> ComposeResult:
@@ -612,41 +616,41 @@ class LibraryScreen(Screen[str | None]):
 
     def action_remove(self) -> None:
         entry = self.bookmark_list.current
-        if entry is None or any(pid == entry.pid for pid, _ in self._removing):
+        if entry is None or entry.pid in self._removing:
             return
         if not entry.here and self._armed != entry.pid:
             self._armed = entry.pid
             self.say("b again removes it (its collection is not open: it cannot be bookmarked again here).")
             return
         self._armed = ""
-        self._removing.append((entry.pid, entry.title))
+        self._removing.add(entry.pid)
         self.say(f"Removing the bookmark: {short(entry.title)}")
-        if len(self._removing) == 1:
-            self.remove_bookmark(*self._removing[0])
+        self.remove_bookmark(entry.pid, entry.title)
 
     # -- writing ----------------------------------------------------------------------------
     @work(thread=True, group="library-write")
     def remove_bookmark(self, pid: str, title: str) -> None:
+        """Runs to the end even if the screen closes meanwhile (a thread is not stopped)."""
         try:
-            was = self.store.remove(pid)
+            with self._writing:
+                was = self.store.remove(pid)
         except (ReadOnlyStore, OSError) as exc:
             self.post_message(_Removed(pid, title, False, str(exc)))
             return
+        if self.on_removed is not None:  # told even when the screen closed meanwhile
+            with contextlib.suppress(RuntimeError):  # the app is ending
+                self.app.call_from_thread(self.on_removed, pid)
         self.post_message(_Removed(pid, title, was))
 
     @on(_Removed)
     def _removed(self, event: _Removed) -> None:
-        self._removing = [r for r in self._removing if r[0] != event.pid]
-        if self._removing:
-            self.remove_bookmark(*self._removing[0])
+        self._removing.discard(event.pid)
         if event.problem:
             self.say(f"Bookmark not removed: {event.problem}", problem=True)
             return
         self._drop(event.pid)
         gone = "Removed the bookmark" if event.was else "Already removed (by another reader?)"
         self.say(f"{gone}: {short(event.title)}")
-        if self.on_removed is not None:
-            self.on_removed(event.pid)
 
     def _drop(self, pid: str) -> None:
         """Take the bookmark out of the list, the cursor staying on the row it was on."""
