@@ -113,6 +113,20 @@ def filled(entry: Entry, lookup: Lookup | None) -> Entry:
     return replace(entry, paper=paper, read=True, title=title, year=year, venue=clean_label(paper.venue))
 
 
+Widths = tuple[int, int, int]
+
+
+def widest(entries: Sequence[Entry]) -> Widths:
+    """The widest year, venue and tags among the entries (up to WIDEST cells): the columns'
+    widths. A pass over them all: done in the worker."""
+    year = venue = tags = 0
+    for e in entries:
+        year = max(year, len(e.year))
+        venue = max(venue, min(WIDEST, cell_len(e.venue[:WIDEST])))
+        tags = max(tags, min(WIDEST, cell_len(e.tags[:WIDEST])))
+    return year, venue, tags
+
+
 def chunks(count: int) -> list[tuple[int, int]]:
     """(start, stop) of the reads: a screenful first, then larger steps."""
     bounds = [0, *range(min(FIRST_CHUNK, count), count, CHUNK), count]
@@ -187,6 +201,7 @@ class _Loaded(Message, bubble=False):
 
     def __init__(self, entries: list[Entry]) -> None:
         self.entries = entries
+        self.widest = widest(entries)  # measured in the worker
         super().__init__()
 
 
@@ -195,6 +210,7 @@ class _Filled(Message, bubble=False):
 
     def __init__(self, entries: list[Entry]) -> None:
         self.entries = entries
+        self.widest = widest(entries)
         super().__init__()
 
 
@@ -278,35 +294,31 @@ class BookmarkList(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.entries: list[Entry] = []
         self._at: dict[str, int] = {}  # id -> its row
-        self._widest = (0, 0, 0)  # cells of the widest year, venue, tags listed
+        self._widest: Widths = (0, 0, 0)  # cells of the widest year, venue, tags listed
         self.empty_text = "Reading the bookmarks…"
 
-    def set_entries(self, entries: list[Entry], cursor: int = 0) -> None:
+    def set_entries(self, entries: list[Entry], cursor: int = 0, measured: Widths | None = None) -> None:
+        """``measured``: the entries' widest values (see widest), when known."""
         self.entries = entries
         self._at = {e.pid: i for i, e in enumerate(entries)}
-        self._widest = (0, 0, 0)
-        self._measure(entries)
+        if measured is not None:
+            self._widest = measured
         self.virtual_size = Size(0, len(entries))
         self.cursor = cursor
         self.refresh()
 
-    def update_entries(self, entries: list[Entry]) -> None:
+    def update_entries(self, entries: list[Entry], measured: Widths) -> None:
         """Entries filled in (matched by id: one removed meanwhile stays out)."""
         for entry in entries:
             i = self._at.get(entry.pid)
             if i is not None:
                 self.entries[i] = entry
-        self._measure(entries)
+        self._widest = (
+            max(self._widest[0], measured[0]),
+            max(self._widest[1], measured[1]),
+            max(self._widest[2], measured[2]),
+        )
         self.refresh()
-
-    def _measure(self, entries: list[Entry]) -> None:
-        """The widest year, venue and tags listed (up to WIDEST cells): the columns' widths."""
-        year, venue, tags = self._widest
-        for e in entries:
-            year = max(year, len(e.year))
-            venue = max(venue, min(WIDEST, cell_len(e.venue[:WIDEST])))
-            tags = max(tags, min(WIDEST, cell_len(e.tags[:WIDEST])))
-        self._widest = (year, venue, tags)
 
     @property
     def current(self) -> Entry | None:
@@ -520,7 +532,7 @@ class LibraryScreen(Screen[str | None]):
     @on(_Loaded)
     def _loaded(self, event: _Loaded) -> None:
         self.bookmark_list.empty_text = "No bookmarks yet: b on a paper bookmarks it."
-        self.bookmark_list.set_entries(event.entries)
+        self.bookmark_list.set_entries(event.entries, measured=event.widest)
         self._summarise()
         if not event.entries:
             self.detail.show_message(self.bookmark_list.empty_text)
@@ -529,7 +541,7 @@ class LibraryScreen(Screen[str | None]):
     def _filled(self, event: _Filled) -> None:
         listed = self.bookmark_list
         before = listed.current
-        listed.update_entries(event.entries)
+        listed.update_entries(event.entries, event.widest)
         now = listed.current
         if now is not None and now is not before:
             self.detail.show(detail_content(now))
