@@ -260,6 +260,21 @@ def test_typing_in_a_view_is_restricted_and_exact(
     assert result.total == whole.total and result.exact
 
 
+@pytest.mark.parametrize("n", [0, 5, 77, 300])
+def test_similar_is_whooshs_more_like(searcher: Searcher, path: str, n: int) -> None:
+    """Scored by score.py or by Whoosh, similar papers are Whoosh's more_like answer."""
+    corpus = searcher.corpus
+    row = n % len(corpus)
+    text = f"{corpus.titles[row]}\n{corpus.abstract(row)}"
+    with searcher.index.searcher() as s:
+        docnum = s.document_number(id=corpus.ids[row])
+        like = s.more_like(docnum, "content", text=text, top=40, numterms=12)
+        expected = [(hit["id"], hit.score) for hit in like]
+    found = searcher.similar(row, 40)
+    assert [h.id for h in found.hits] == [pid for pid, _ in expected]
+    assert [h.score for h in found.hits] == pytest.approx([score for _, score in expected], rel=1e-12)
+
+
 def test_similar_keeps_to_the_view_and_the_order(searcher: Searcher, orders: dict[str, Order]) -> None:
     corpus = searcher.corpus
     row = corpus.index_of[ids(searcher.search("models", limit=1))[0]]

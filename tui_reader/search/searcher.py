@@ -26,7 +26,7 @@ from whoosh.reading import IndexReader
 from whoosh.searching import Searcher as WhooshSearcher
 
 from tui_reader.errors import IndexDamaged
-from tui_reader.search import ahead, bounds, caps, facets, ordering, querytext, stop, subsets, w3
+from tui_reader.search import ahead, bm25, bounds, caps, facets, ordering, querytext, stop, subsets, w3
 from tui_reader.search.completion import Completer
 from tui_reader.search.highlight import match_spans, snippet
 from tui_reader.search.index import SearchIndex
@@ -218,17 +218,26 @@ class Searcher:
         with self.index.searcher() as s:
             docnum = s.document_number(id=pid)
             text = f"{self.corpus.titles[row]}\n{abstract}"
-            keys = s.key_terms_from_text(DEFAULT_FIELD, text, numterms=12)
+            keys = s.key_terms_from_text(DEFAULT_FIELD, text, numterms=12, normalize=False)  # more_like's
             if docnum is None:
                 return SearchResult(
                     f"similar to {pid}", kind="similar", notice="this paper is not in the index yet"
                 )
             view = subsets.narrowed(s, None, only, self._numbering(s))
-            allow = None if view is None or view.allow is None else set(view.allow)  # Whoosh's type
-            mask = {docnum} | (view.deny if view is not None else frozenset())
-            # more_like's own query, run as more_like runs it, with the view's filter and mask
+            # more_like's own query and answer (its best, this paper masked), with the view's
+            # filter and mask; scored by score.py when it can (~0.8 s -> ~0.1 s at 87k papers)
             like = query.Or([query.Term(DEFAULT_FIELD, word, boost=weight) for word, weight in keys])
-            found = [(hit.score, hit.docnum) for hit in s.search(like, limit=limit, filter=allow, mask=mask)]
+            mask = subsets.Restriction(None, frozenset({docnum}))
+            scores = every_score(s, like)
+            if scores is not None:
+                scores = mask.kept(scores if view is None else view.kept(scores))
+                found = bm25.top(scores, limit)
+            else:
+                allow = None if view is None or view.allow is None else set(view.allow)  # Whoosh's type
+                masked = {docnum} | (view.deny if view is not None else frozenset())
+                found = [
+                    (hit.score, hit.docnum) for hit in s.search(like, limit=limit, filter=allow, mask=masked)
+                ]
             if order is not None and found:
                 rows = facets._rows(s.reader(), self)
                 ranks = ordering.doc_ranks(s.reader(), rows, order)
