@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from pilot_helpers import drained, enter_query, ready, settle, write_jsonl
+from pilot_helpers import detail_text, drained, enter_query, ready, settle, write_jsonl
 from rich.color import ColorSystem
 from rich.console import Console
 from textual.pilot import Pilot
@@ -32,6 +32,7 @@ from tui_reader.app.screens.main import MainScreen
 from tui_reader.app.widgets.facets import FacetPanel
 from tui_reader.app.widgets.footer import ReaderFooter, choose
 from tui_reader.app.widgets.notices import fit_words, one_line
+from tui_reader.app.widgets.paper_detail import DetailView, ReadingState
 from tui_reader.app.widgets.status_line import StatusLine
 from tui_reader.library.bookmarks import BookmarkStore
 
@@ -404,3 +405,19 @@ def test_fit_words_keeps_a_long_first_word_and_wide_characters() -> None:
     assert fit_words("Graph neural networks are not continuous", 22) == "Graph neural networks…"
     assert fit_words("fits", 4) == "fits"
     assert fit_words("x" * 1_000_000, 10) == "x" * 9 + "…"
+
+
+async def test_the_detail_pane_can_be_bound_to_a_detail_view(make_app: MakeApp, papers30: Path) -> None:
+    """PaperDetail.paper_view (for data_bind): a DetailView shows the paper, a str a message."""
+    app = make_app(papers30)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await ready(pilot)
+        assert screen.corpus is not None
+        screen.detail.paper_view = DetailView(screen.corpus.paper(5), reading=ReadingState(read_at="now"))
+        await pilot.pause()
+        assert detail_text(app).startswith("Paper 5 on diffusion learning\n") and "Read just now" in detail_text(
+            app
+        )
+        screen.detail.paper_view = "No matches."
+        await pilot.pause()
+        assert detail_text(app) == "No matches."

@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.reactive import var
 from textual.style import Style
 from textual.widgets import Static
 
@@ -45,6 +46,16 @@ def shown_title(title: str) -> str:
 class ReadingState(NamedTuple):
     new: bool = False  # entered the collection since the last visit
     read_at: str | None = None  # when it was first read (ISO time, or "now"); None: unread
+
+
+class DetailView(NamedTuple):
+    """What the pane shows of one paper: bind ``PaperDetail.paper_view`` to a value of these."""
+
+    paper: Paper
+    bookmark: Bookmark | None = None
+    title_spans: Spans = []
+    abstract_spans: Spans = []
+    reading: ReadingState | None = None
 
 
 def _reading_line(state: ReadingState) -> Content:
@@ -303,7 +314,12 @@ def _record_lines(paper: Paper) -> list[Content]:
 
 
 class PaperDetail(VerticalScroll, can_focus=True):
-    """Scrollable; Tab reaches it so long abstracts can be read with the keyboard."""
+    """Scrollable; Tab reaches it so long abstracts can be read with the keyboard.
+
+    Either bound (``data_bind(paper_view=...)``: a DetailView, or a message as a str, None:
+    nothing yet) or told (``show``, ``show_message``)."""
+
+    paper_view: var[DetailView | str | None] = var["DetailView | str | None"](None, init=False)
 
     BINDINGS = [
         Binding("j,down", "scroll_down", "Scroll down", show=False),
@@ -327,3 +343,9 @@ class PaperDetail(VerticalScroll, can_focus=True):
 
     def show_message(self, text: str) -> None:
         self.show(Content(clean_label(text)).stylize("italic $text-muted"))
+
+    def watch_paper_view(self, view: DetailView | str | None) -> None:
+        if isinstance(view, DetailView):
+            self.show(paper_content(*view))
+        elif isinstance(view, str):
+            self.show_message(view)
