@@ -320,3 +320,15 @@ def test_a_new_order_is_a_new_answer(searcher: Searcher, corpus: Corpus) -> None
     second = searcher.search("models", limit=5, order=down)
     assert [h.row for h in first.hits] == sorted(h.row for h in first.hits)
     assert [h.row for h in second.hits] == sorted((h.row for h in second.hits), reverse=True)
+
+
+def test_prepare_reads_the_rows_and_the_ranks_ahead(searcher: Searcher, corpus: Corpus) -> None:
+    order = Order("prepared", list(range(len(corpus)))[::-1])
+    searcher.prepare(order)
+    with searcher.index.searcher() as s:
+        ranks = ordering._doc_ranks[s.reader()][order.token]
+        live = list(s.reader().all_doc_ids())  # a deleted document ranks after every paper
+        assert [ranks[d] for d in live] == [
+            len(corpus) - 1 - corpus.index_of[s.stored_fields(d)["id"]] for d in live
+        ]
+        assert all(ranks[d] == len(corpus) for d in set(range(len(ranks))) - set(live))

@@ -181,6 +181,15 @@ class Searcher:
                 self._cache.popitem(last=False)
         return result
 
+    def prepare(self, order: Order | None = None) -> None:
+        """Read what a sorted or restricted search reads first (each document's row, ~0.3 s at
+        87k papers, once per index; ``order``'s rank per document, ~10 ms): for the worker that
+        builds an Order, so the search that follows costs what the next ones do."""
+        with self.index.searcher() as s:
+            facets._rows(s.reader(), self)
+            if order is not None:
+                self._ranks(s, order)
+
     @property
     def generation(self) -> int:
         """Counts the searches begun: work done between searches (facets) stops when it moves."""
