@@ -311,6 +311,7 @@ class Searcher:
         sets: subsets.Sets | None,
         order: Order | None = None,
         view: subsets.Only | None = None,
+        suggesting: bool = True,
     ) -> None:
         typeahead = mode is not SearchMode.ENTER
         reader = s.reader()
@@ -362,8 +363,17 @@ class Searcher:
                 result.order = order.name
         result.notice = _joined(result.notice or w3.take_notice(), caps.was_cut(q))
         result.terms = _highlight_terms(q, reader)
-        if result.total < 3 and not typeahead:
-            result.suggestion = suggest(typed, s, self.completer, self.corpus)
+        if suggesting and not typeahead:  # offered only if it finds more (suggest.py)
+            count = lambda t: self._total(s, t, sets, view)  # noqa: E731 (runs on this searcher)
+            result.suggestion = suggest(typed, s, self, result.total, count)
+
+    def _total(
+        self, s: WhooshSearcher, text: str, sets: subsets.Sets | None, view: subsets.Only | None
+    ) -> int:
+        """Enter's count for a "did you mean", on the same searcher, sets and view."""
+        result = SearchResult(text)
+        self._answer(s, text, SearchMode.ENTER, 1, result, sets, None, view, suggesting=False)
+        return result.total
 
     def _whoosh(
         self,
