@@ -280,10 +280,11 @@ class PaperList(ScrollView, can_focus=True):
         style = base
         if index == self.cursor:
             style = base + self.get_component_rich_style("paper-list--cursor")
+        on_cursor = index == self.cursor
         if sub == 0:
-            segments = self._title_segments(row, style, width)
+            segments = self._title_segments(row, style, width, on_cursor)
         else:
-            segments = self._snippet_segments(row, style, width)
+            segments = self._snippet_segments(row, style, width, on_cursor)
         return Strip(segments).crop_extend(0, width, style)
 
     def _part_style(self, name: str, style: Style, on_cursor: bool) -> Style:
@@ -292,9 +293,8 @@ class PaperList(ScrollView, can_focus=True):
             name = name.replace("paper-list--", "paper-list--cursor-")
         return style + self.get_component_rich_style(name, partial=True)
 
-    def _title_segments(self, row: int, style: Style, width: int) -> list[Segment]:
+    def _title_segments(self, row: int, style: Style, width: int, on_cursor: bool) -> list[Segment]:
         pid = self.ids[row] if self.ids else ""
-        on_cursor = style is not self.rich_style
         if pid in self.read:
             state = Segment(" ", style)
         else:
@@ -380,7 +380,7 @@ class PaperList(ScrollView, can_focus=True):
         self._columns[row] = found
         return found
 
-    def _snippet_segments(self, row: int, style: Style, width: int) -> list[Segment]:
+    def _snippet_segments(self, row: int, style: Style, width: int, on_cursor: bool) -> list[Segment]:
         snippet = self.snippets.get(row)
         if snippet is None:
             if not self._snippets_requested:
@@ -391,7 +391,6 @@ class PaperList(ScrollView, can_focus=True):
         start = 0
         if spans and spans[0][0] > 12:  # start near the first match so it is visible
             start = text.rfind(" ", 0, spans[0][0] - 10) + 1
-        on_cursor = style is not self.rich_style
         muted = (
             style if on_cursor else style + self.get_component_rich_style("paper-list--snippet", partial=True)
         )
