@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -23,12 +23,12 @@ from textual.strip import Strip
 
 from tui_reader.app.messages import Snippet
 from tui_reader.app.widgets.notices import fit_words
-from tui_reader.corpus.text import clean_label
+from tui_reader.app.widgets.row_columns import RowColumns, column_cap, fit_cells, tag_label
 
 if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
 
-CACHE_ROWS = 2_000  # rows whose year/venue/author column is kept (a few screens' worth)
+__all__ = ["PaperList", "tag_label"]  # tag_label lives in row_columns; importers find it here too
 
 
 class PaperList(ScrollView, can_focus=True):
@@ -138,7 +138,7 @@ class PaperList(ScrollView, can_focus=True):
         self.empty_text = "No papers."
         self._row_height = 1
         self._snippets_requested = False
-        self._columns: dict[int, tuple[str, str, str]] = {}  # row -> (year, venue, first author)
+        self._columns = RowColumns()  # the year/venue column's fields of the rows drawn
         self._column_for: tuple[object, int] = (None, 0)  # (what the width was worked out for, width)
 
     # -- data ---------------------------------------------------------------------------------
@@ -209,7 +209,7 @@ class PaperList(ScrollView, can_focus=True):
         self.refresh()
 
     def watch_corpus(self) -> None:
-        self._columns = {}
+        self._columns = RowColumns(self.corpus)
         self.refresh()
 
     def watch_order(self) -> None:
@@ -313,7 +313,7 @@ class PaperList(ScrollView, can_focus=True):
         if pid in self.no_abstract:  # a citation entry without an abstract: says so in the list
             label = f"(title only) {label or ''}".rstrip()
         if label and room >= 21:
-            label = _fit(label, room // 3)
+            label = fit_cells(label, room // 3)
             room -= cell_len(label) + 1
         else:
             label = ""
@@ -331,54 +331,23 @@ class PaperList(ScrollView, can_focus=True):
         return segments
 
     def _column_text(self, row: int, room: int) -> str:
-        """The year and venue (the order's key first), as wide as the widest on screen needs, in
-        the room a list of this width leaves: none below 37 cells, the order's key alone below 44."""
+        """The column as wide as the widest on screen needs, at most what the room allows."""
         width = self._column_width(room)
         if not width:
             return ""
-        text = self._column_full(row)
+        text = self._columns.text(row, self.order)
         return fit_words(text, width).ljust(width) if text else " " * width
-
-    def _column_full(self, row: int) -> str:
-        year, venue, author = self._column_of(row)
-        if self.order == "venue":
-            return f"{venue} {year}".strip()
-        if self.order == "author":
-            return f"{author} {year}".strip()
-        return f"{year or '    '} {venue}".rstrip()
 
     def _column_width(self, room: int) -> int:
         """The column's width for the rows on screen (kept per frame: O(visible rows))."""
-        if self.corpus is None or room < 37:
+        cap = column_cap(room, self.order) if self.corpus is not None else 0
+        if not cap:
             return 0
-        sorted_by_key = self.order in ("year", "venue", "author")
-        cap = 22 if room >= 70 else 12 if room >= 44 else (6 if sorted_by_key else 0)
         key = (int(self.scroll_y), id(self.rows), len(self.rows), cap, self.order, id(self.corpus))
         if self._column_for[0] != key:
-            widest = max((cell_len(self._column_full(r)) for r in self.visible_rows()), default=0)
-            self._column_for = (key, min(cap, widest))
+            texts = (self._columns.text(r, self.order) for r in self.visible_rows())
+            self._column_for = (key, min(cap, max((cell_len(t) for t in texts), default=0)))
         return self._column_for[1]
-
-    def _column_of(self, row: int) -> tuple[str, str, str]:
-        """(year, venue without its year, first author's family name) of one row, read once."""
-        found = self._columns.get(row)
-        if found is not None:
-            return found
-        corpus = self.corpus
-        if corpus is None or not 0 <= row < len(corpus):
-            return ("", "", "")
-        fields = corpus.row(row)
-        authors, venue, year = fields[3], str(fields[4] or ""), fields[5]
-        year_text = str(year) if isinstance(year, int) and year > 0 else ""
-        if year_text:
-            venue = " ".join(w for w in venue.split() if w != year_text)
-        first = str(authors[0]) if isinstance(authors, list) and authors else ""
-        family = first.split(",")[0] if "," in first else (first.split() or [""])[-1]
-        if len(self._columns) >= CACHE_ROWS:
-            self._columns.clear()
-        found = (year_text, clean_label(" ".join(venue.split())), clean_label(family))
-        self._columns[row] = found
-        return found
 
     def _snippet_segments(self, row: int, style: Style, width: int, on_cursor: bool) -> list[Segment]:
         snippet = self.snippets.get(row)
@@ -422,20 +391,3 @@ class PaperList(ScrollView, can_focus=True):
         missing = [r for r in self.visible_rows() if r not in self.snippets]
         if missing:
             self.post_message(self.SnippetsWanted(missing))
-
-
-def tag_label(tags: Sequence[str]) -> str:
-    """Tags as a line shows them: ``#toread #"two words"`` (as ``tag:`` would find each)."""
-    return " ".join(f'#"{t}"' if any(c.isspace() or c in '()"' for c in t) else f"#{t}" for t in tags)
-
-
-def _fit(text: str, width: int) -> str:
-    """Truncate by terminal cells (wide characters count double), with an ellipsis. Only the
-    first few cells' worth is measured: a megabyte-long title costs what a short one does."""
-    if width <= 0:
-        return ""
-    if len(text) > 4 * width:
-        return set_cell_size(text[: 4 * width], width - 1) + "…"
-    if cell_len(text) <= width:
-        return text
-    return set_cell_size(text, width - 1) + "…"
