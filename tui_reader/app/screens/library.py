@@ -6,8 +6,8 @@ snapshot of its paper (bookmarks.json v3, with the full record), so this screen 
 the open collection's paper when it holds it (marked ``●`` and listed first), else the snapshot,
 as ``tui-reader bookmarks export`` does (library/export.py ``paper_of``).
 
-The list comes first, from the bookmarks alone (no file read); the papers follow in chunks, in
-the list's order (50,000 snapshots take seconds to read).
+The list comes from the bookmarks alone (no file read); a snapshot is read when its row comes
+into sight (50,000 take seconds to read, and their papers hundreds of MB to keep).
 
 The store is read in a worker (a snapshot read opens its pack), and every write, copy, citation
 and browser call runs in one too; the screen takes what it needs in its constructor and knows
@@ -18,10 +18,10 @@ markup), made safe with clean_label.
 from __future__ import annotations
 
 import contextlib
+import gc
 import threading
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass, replace
-from itertools import pairwise
 from pathlib import Path
 
 from rich.cells import cell_len, set_cell_size
@@ -39,7 +39,6 @@ from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Footer, Static
-from textual.worker import get_current_worker
 
 from tui_reader.app.browser import browser_problem
 from tui_reader.app.tmux import terminal_copy_problem
@@ -60,9 +59,8 @@ NO_SNAPSHOT = (
 )
 NOT_HERE = "Not in the open collection: c, y and o work from its snapshot."
 HERE_MARK = "● "
-FIRST_CHUNK = 100  # papers read before the first update: a screenful (they open ~a third of the packs)
-WIDEST = 40  # cells a venue or tags column is measured to
-CHUNK = 2_000  # papers read between two later updates of the list
+WIDEST = 40  # cells the tags column is measured to
+YEAR, VENUE = 4, 16  # cells of the year and (at most) the venue columns
 STILL_READING = "Still reading this bookmark's snapshot…"
 
 
@@ -113,24 +111,24 @@ def filled(entry: Entry, lookup: Lookup | None) -> Entry:
     return replace(entry, paper=paper, read=True, title=title, year=year, venue=clean_label(paper.venue))
 
 
-Widths = tuple[int, int, int]
+def widest_tags(entries: Sequence[Entry]) -> int:
+    """Cells of the widest tags among the entries (up to WIDEST): the tags column's width. A
+    pass over them all: done in the worker."""
+    return max((min(WIDEST, cell_len(e.tags[:WIDEST])) for e in entries if e.tags), default=0)
 
 
-def widest(entries: Sequence[Entry]) -> Widths:
-    """The widest year, venue and tags among the entries (up to WIDEST cells): the columns'
-    widths. A pass over them all: done in the worker."""
-    year = venue = tags = 0
-    for e in entries:
-        year = max(year, len(e.year))
-        venue = max(venue, min(WIDEST, cell_len(e.venue[:WIDEST])))
-        tags = max(tags, min(WIDEST, cell_len(e.tags[:WIDEST])))
-    return year, venue, tags
-
-
-def chunks(count: int) -> list[tuple[int, int]]:
-    """(start, stop) of the reads: a screenful first, then larger steps."""
-    bounds = [0, *range(min(FIRST_CHUNK, count), count, CHUNK), count]
-    return [(a, b) for a, b in pairwise(bounds) if b > a]
+@contextlib.contextmanager
+def no_collections() -> Iterator[None]:
+    """Making thousands of entries and papers makes no cycles but can set off full
+    collections, which hold the GIL, and so the UI thread, for a second or more (1.4-1.9 s
+    measured with 50,000 snapshots read at once). As bookmark.py does while it reads the file."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def ordered(entries: Sequence[Entry]) -> list[Entry]:
@@ -201,16 +199,15 @@ class _Loaded(Message, bubble=False):
 
     def __init__(self, entries: list[Entry]) -> None:
         self.entries = entries
-        self.widest = widest(entries)  # measured in the worker
+        self.tags_width = widest_tags(entries)  # measured in the worker
         super().__init__()
 
 
 class _Filled(Message, bubble=False):
-    """Entries with their papers read (a chunk, in the list's order)."""
+    """Entries with their papers read (rows that came into sight)."""
 
     def __init__(self, entries: list[Entry]) -> None:
         self.entries = entries
-        self.widest = widest(entries)
         super().__init__()
 
 
@@ -290,35 +287,49 @@ class BookmarkList(ScrollView, can_focus=True):
             self.index = index
             super().__init__()
 
+    class RowsWanted(Message):
+        """Rows in sight whose papers are not read yet (each asked for once)."""
+
+        def __init__(self, entries: list[Entry]) -> None:
+            self.entries = entries
+            super().__init__()
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.entries: list[Entry] = []
         self._at: dict[str, int] = {}  # id -> its row
-        self._widest: Widths = (0, 0, 0)  # cells of the widest year, venue, tags listed
+        self._tags_width = 0  # cells of the widest tags listed
+        self._asked: set[str] = set()  # ids whose papers were asked for
+        self._asking = False
         self.empty_text = "Reading the bookmarks…"
 
-    def set_entries(self, entries: list[Entry], cursor: int = 0, measured: Widths | None = None) -> None:
-        """``measured``: the entries' widest values (see widest), when known."""
+    def set_entries(self, entries: list[Entry], cursor: int = 0, tags_width: int | None = None) -> None:
+        """``tags_width``: the widest tags (see widest_tags), when known."""
         self.entries = entries
         self._at = {e.pid: i for i, e in enumerate(entries)}
-        if measured is not None:
-            self._widest = measured
+        if tags_width is not None:
+            self._tags_width = tags_width
         self.virtual_size = Size(0, len(entries))
         self.cursor = cursor
         self.refresh()
 
-    def update_entries(self, entries: list[Entry], measured: Widths) -> None:
+    def update_entries(self, entries: list[Entry]) -> None:
         """Entries filled in (matched by id: one removed meanwhile stays out)."""
         for entry in entries:
             i = self._at.get(entry.pid)
             if i is not None:
                 self.entries[i] = entry
-        self._widest = (
-            max(self._widest[0], measured[0]),
-            max(self._widest[1], measured[1]),
-            max(self._widest[2], measured[2]),
-        )
         self.refresh()
+
+    def _ask(self) -> None:
+        """Ask for the papers of the rows in sight not read yet."""
+        self._asking = False
+        top = int(self.scroll_y)
+        sight = self.entries[top : top + self.scrollable_content_region.height + 1]
+        wanted = [e for e in sight if not e.read and e.pid not in self._asked]
+        if wanted:
+            self._asked.update(e.pid for e in wanted)
+            self.post_message(self.RowsWanted(wanted))
 
     @property
     def current(self) -> Entry | None:
@@ -381,16 +392,19 @@ class BookmarkList(ScrollView, can_focus=True):
         style = base
         if index == self.cursor:
             style = base + self.get_component_rich_style("bookmark-list--cursor")
-        return Strip(self._segments(self.entries[index], style, width)).crop_extend(0, width, style)
+        entry = self.entries[index]
+        if not entry.read and not self._asking and entry.pid not in self._asked:
+            self._asking = True
+            self.call_later(self._ask)
+        return Strip(self._segments(entry, style, width)).crop_extend(0, width, style)
 
     def _part(self, name: str, style: Style) -> Style:
         return style + self.get_component_rich_style(f"bookmark-list--{name}", partial=True)
 
     def _columns(self, room: int) -> tuple[int, int, int]:
         """Widths of the year, venue and tags columns (0: not shown): each while the title
-        keeps half the line, and only as wide as the widest value listed."""
-        year, venue, tags = self._widest
-        wanted = (year, min(venue, 18, room // 5), min(tags, room // 4))
+        keeps half the line (the tags only as wide as the widest listed)."""
+        wanted = (YEAR, min(VENUE, room // 5), min(self._tags_width, room // 4))
         widths = [0, 0, 0]
         left = room
         for n, width in enumerate(wanted):
@@ -514,25 +528,32 @@ class LibraryScreen(Screen[str | None]):
     # -- reading ----------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="library-read")
     def load(self) -> None:
-        """The list from the bookmarks alone, then their papers, a chunk at a time."""
-        worker = get_current_worker()
+        """The list, from the bookmarks alone (the papers are read as their rows come into sight)."""
         memo: TagMemo = {}
-        entries = ordered([listed(m, self.here, memo) for m in self.store.all()])
-        self.post_message(_Loaded(entries))
-        for start, stop in chunks(len(entries)):
-            if worker.is_cancelled:
-                return
-            try:
-                chunk = [filled(e, self.lookup) for e in entries[start:stop]]
-            except OSError as exc:  # a pack that cannot be read is none: this is the unexpected rest
-                self.post_message(_Said(f"Could not read the bookmarks' snapshots: {exc}", True))
-                return
-            self.post_message(_Filled(chunk))
+        with no_collections():
+            entries = ordered([listed(m, self.here, memo) for m in self.store.all()])
+            message = _Loaded(entries)
+        self.post_message(message)
+
+    @on(BookmarkList.RowsWanted)
+    def _rows_wanted(self, event: BookmarkList.RowsWanted) -> None:
+        self.read_papers(event.entries)
+
+    @work(thread=True, group="library-read")
+    def read_papers(self, entries: list[Entry]) -> None:
+        """The papers of rows in sight (a snapshot opens its pack: one file for ~1/256th)."""
+        try:
+            with no_collections():
+                done = [filled(e, self.lookup) for e in entries]
+        except OSError as exc:  # a pack that cannot be read is none: this is the unexpected rest
+            self.post_message(_Said(f"Could not read the bookmarks' snapshots: {exc}", True))
+            return
+        self.post_message(_Filled(done))
 
     @on(_Loaded)
     def _loaded(self, event: _Loaded) -> None:
         self.bookmark_list.empty_text = "No bookmarks yet: b on a paper bookmarks it."
-        self.bookmark_list.set_entries(event.entries, measured=event.widest)
+        self.bookmark_list.set_entries(event.entries, tags_width=event.tags_width)
         self._summarise()
         if not event.entries:
             self.detail.show_message(self.bookmark_list.empty_text)
@@ -541,7 +562,7 @@ class LibraryScreen(Screen[str | None]):
     def _filled(self, event: _Filled) -> None:
         listed = self.bookmark_list
         before = listed.current
-        listed.update_entries(event.entries, event.widest)
+        listed.update_entries(event.entries)
         now = listed.current
         if now is not None and now is not before:
             self.detail.show(detail_content(now))
