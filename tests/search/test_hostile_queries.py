@@ -105,7 +105,7 @@ def test_expansions_under_the_cap_are_whooshs_own(searcher: Searcher) -> None:
 
 def test_did_you_mean_corrects_a_bounded_number_of_words(searcher: Searcher) -> None:
     typos = ["grpah", "nerual", "netwrok", "lerning", "modle", "difusion", "samplng", "robsut"]
-    text = " ".join(typos * 3)
+    text = " OR ".join(typos * 3)  # OR: mended in part, it still finds more (issue 19's rule)
     suggestion = searcher.search(text).suggestion
     assert suggestion is not None
     changed = [a for a, b in zip(text.split(), suggestion.split(), strict=True) if a != b]

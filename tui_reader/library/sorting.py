@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tui_reader.corpus.columns import columns
 from tui_reader.corpus.corpus import Corpus
@@ -80,6 +81,33 @@ class SortColumns:
             return lambda r: (titles[r],)
         if sort == "added":  # newest first
             return lambda r: (-added[r],)
+        return None
+
+    def ranks(self, sort: str) -> list[int] | None:
+        """Each row's rank in ``sort`` (smaller first; rows whose keys are equal share a rank),
+        None for relevance: what the searcher sorts a whole answer by (search/ordering.py's
+        ``Order``), ties then going by relevance and collection order. ~0.2 s at 87k papers."""
+        key = self.key(sort)
+        if key is None:
+            return None
+        keys: Sequence[Any] = self._flat_keys(sort) or list(map(key, range(len(self.titles))))
+        out = [0] * len(keys)
+        rank, previous = -1, None
+        for row in sorted(range(len(keys)), key=keys.__getitem__):
+            if keys[row] != previous:
+                rank, previous = rank + 1, keys[row]
+            out[row] = rank
+        return out
+
+    def _flat_keys(self, sort: str) -> list[int] | Sequence[str] | None:
+        """``key(sort)`` as one int or str a row where it can be (the same order, sorted ~3x
+        faster than tuples)."""
+        if sort == "year":
+            return [-y if y is not None else 1 for y in self.years]  # years are > 0: unknown last
+        if sort == "added":
+            return [-a for a in self.added]
+        if sort == "title":
+            return self.titles
         return None
 
 

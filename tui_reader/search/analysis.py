@@ -9,6 +9,7 @@ the two always agree; ``tests/search/test_analysis.py`` holds them to that.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from typing import Any
 
@@ -90,6 +91,34 @@ def stem_chain() -> Any:
 
 def fold_chain() -> Any:
     return RegexTokenizer(TOKEN) | LowercaseFilter() | CharsetFilter(accent_map) | MathFoldFilter()
+
+
+# The authors field holds every author, joined by AUTHOR_SEPARATOR (schema.document): the first
+# word of the next author stands AUTHOR_GAP positions past the last of this one, so that a phrase
+# (slop below the gap) never runs across two names: "Bengio Yoshua" is not in "Samy Bengio ;
+# Yoshua Bengio". The field's length (BM25F) counts words, not positions: scores are unchanged.
+AUTHOR_SEPARATOR = ";"
+AUTHOR_GAP = 100
+
+
+class AuthorGapTokenizer(RegexTokenizer):
+    """RegexTokenizer whose positions jump AUTHOR_GAP at each AUTHOR_SEPARATOR."""
+
+    def __call__(self, value: str, positions: bool = False, **kwargs: Any) -> Iterator[Any]:
+        if not positions or not kwargs.get("tokenize", True):
+            yield from super().__call__(value, positions=positions, **kwargs)
+            return
+        cuts = [m.start() for m in re.finditer(re.escape(AUTHOR_SEPARATOR), value)]
+        start_char = kwargs.get("start_char", 0)
+        wanted = kwargs.pop("chars", False)
+        for t in super().__call__(value, positions=True, chars=True, **kwargs):
+            t.pos += AUTHOR_GAP * bisect_right(cuts, t.startchar - start_char)
+            t.chars = wanted
+            yield t
+
+
+def authors_chain() -> Any:
+    return AuthorGapTokenizer(TOKEN) | LowercaseFilter() | CharsetFilter(accent_map) | MathFoldFilter()
 
 
 def _folded(value: str) -> str:
@@ -227,9 +256,30 @@ class FastFoldAnalyzer(_Fused):
         return [(word, i) for i, word in enumerate(_WORDS(_folded(value)))]
 
 
+class FastAuthorsAnalyzer(_Fused):
+    """``authors_chain()``: folded words as FastFoldAnalyzer's, each author AUTHOR_GAP apart. The
+    value is split before it is folded, as the chain splits it before its filters."""
+
+    def _make_chain(self) -> Any:
+        return authors_chain()
+
+    def _kept(self, value: str) -> list[tuple[str, int]]:
+        out: list[tuple[str, int]] = []
+        base = 0
+        for part in value.split(AUTHOR_SEPARATOR):
+            words = _WORDS(_folded(part))
+            out += [(word, base + i) for i, word in enumerate(words)]
+            base += len(words) + AUTHOR_GAP
+        return out
+
+
 def stem_analyzer() -> FastStemAnalyzer:
     return FastStemAnalyzer()
 
 
 def fold_analyzer() -> FastFoldAnalyzer:
     return FastFoldAnalyzer()
+
+
+def authors_analyzer() -> FastAuthorsAnalyzer:
+    return FastAuthorsAnalyzer()

@@ -22,6 +22,8 @@ _IS = re.compile(r"(?<![\w\"])is:(\w*)", re.IGNORECASE)
 # tag:name or tag:"two words": the user's own tags, a set of papers like is:bookmarked
 _TAG = re.compile(r'(?<![\w"])tag:(?:"([^"]+)"|([^\s()"]+))', re.IGNORECASE)
 TAG = "tag:"  # the prefix of a tag filter's set name: "tag:" + the tag, casefolded
+# authors:"Last, First" (author: too): one comma inside an authors phrase
+_LAST_FIRST = re.compile(r'(?<![\w"])(authors?:)"([^",]*[^\s",][^",]*),([^",]*[^\s",][^",]*)"')
 
 
 def problem(text: str, fields: frozenset[str]) -> str | None:
@@ -44,6 +46,19 @@ def problem(text: str, fields: frozenset[str]) -> str | None:
     if _LEADING_OP.search(text) or _TRAILING_OP.search(text):
         return "an operator with nothing to join"
     return None
+
+
+def author_order(text: str) -> str:
+    """An authors phrase written "Last, First" (BibTeX's order) read as "First Last", the order
+    the index holds names in; the text keeps its length, so every other character keeps its
+    offset (type-ahead's span of the word being typed)."""
+
+    def swap(m: re.Match[str]) -> str:
+        last, first = m.group(2), m.group(3)
+        name = f"{first.strip()} {last.strip()}".ljust(len(last) + 1 + len(first))
+        return f'{m.group(1)}"{name}"'
+
+    return _LAST_FIRST.sub(swap, text) if "," in text else text
 
 
 def repair(text: str, fields: frozenset[str]) -> str:
@@ -87,12 +102,16 @@ def typing_word(text: str) -> tuple[int, int] | None:
     return m.start(1), m.end(1)
 
 
+# A word as the index's analyzer cuts it (analysis.TOKEN): "1.58" and "v1.2" stay one word
+_PLAIN_WORD = re.compile(r"\w+(?:[.]\w+)*+")
+
+
 def plain_words(text: str, fields: frozenset[str] = frozenset()) -> str:
     """The text's words alone, no operators: what a broken query falls back to. A known field's
     name is dropped ("year:abc" searches "abc"); any other ``name:`` is a word of the text, as in
     a pasted title ("Flash3D: fast" searches "Flash3D fast")."""
     text = FIELD_PREFIX.sub(lambda m: " " if m.group(0)[:-1] in fields else m.group(0)[:-1] + " ", text)
-    return " ".join(w for w in re.findall(r"\w+", text) if w.lower() not in OPERATORS)
+    return " ".join(w for w in _PLAIN_WORD.findall(text) if w.lower() not in OPERATORS)
 
 
 def tag_set(name: str) -> str:

@@ -14,7 +14,7 @@ from whoosh import query
 from whoosh.qparser import FieldAliasPlugin, FuzzyTermPlugin, GtLtPlugin, QueryParser
 from whoosh.reading import IndexReader
 
-from tui_reader.search import caps, querytext
+from tui_reader.search import caps, querytext, titlefirst
 from tui_reader.search.completion import Completer
 from tui_reader.search.schema import DEFAULT_FIELD
 from tui_reader.search.terms import bound, fuzzy_prefix
@@ -22,9 +22,14 @@ from tui_reader.search.terms import bound, fuzzy_prefix
 MIN_PARTIAL = 2  # a single letter is not yet a word worth completing over 87k titles
 FIELDS = frozenset(
     {"abstract", "text", "all", "title", "authors", "venue", "year", "sources"}
-    | {"doi", "arxiv", "keywords", "keyword", "kind", "type"}  # from citation formats (schema 10)
+    | {"doi", "arxiv", "keywords", "keyword", "kind", "type", "author"}  # citation formats (schema 10)
 )
-ALIASES = {DEFAULT_FIELD: ["abstract", "text", "all"], "keywords": ["keyword"], "kind": ["type"]}
+ALIASES = {
+    DEFAULT_FIELD: ["abstract", "text", "all"],
+    "keywords": ["keyword"],
+    "kind": ["type"],
+    "authors": ["author"],
+}
 
 
 class QueryReader:
@@ -44,6 +49,7 @@ class QueryReader:
         apply one of the language's limits (caps.py). ``word~`` keeps its first letters (see
         terms.fuzzy_prefix): part of the language too."""
         text, notice = caps.shorten(text.strip())
+        text = querytext.author_order(text)
         notices = [notice] if notice else []
         if not text:
             return query.NullQuery, None
@@ -62,7 +68,7 @@ class QueryReader:
             q = self.words(text)
             notices.append(f"couldn't parse the query ({trouble}); searched its plain words")
         q, capped = caps.capped(q.accept(fuzzy_prefix), text)
-        return q, "; ".join(notices + capped) or None
+        return titlefirst.boosted(q, text, self.fields), "; ".join(notices + capped) or None
 
     def words(self, text: str) -> query.Query:
         """The text's plain words, ANDed: the reading that cannot fail."""
@@ -79,7 +85,7 @@ class QueryReader:
         typed OR'ed with its completions (never under a NOT: completing an excluded word would
         exclude more). Returns the query and whether a bounded expansion left papers out.
         The language's limits apply as on Enter (caps.py)."""
-        text = caps.shorten(text)[0]
+        text = querytext.author_order(caps.shorten(text)[0])
         repaired = querytext.repair(text, self.fields)
         if not repaired.strip():
             return query.NullQuery, False

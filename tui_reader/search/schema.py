@@ -7,13 +7,13 @@ from whoosh.analysis import LowercaseFilter, RegexTokenizer
 
 from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.venues import venue_terms
-from tui_reader.search.analysis import fold_analyzer, stem_analyzer
+from tui_reader.search.analysis import AUTHOR_SEPARATOR, authors_analyzer, fold_analyzer, stem_analyzer
 
 # 7: one segment from bulk.py, fused fold analyzer; 8: year without trie terms;
 # 9: the layered packages (search/ owns Whoosh): an index written before them rebuilds once;
 # 10: doi, arxiv, keywords and kind from citation formats; 11: Greek letters and math symbols
-# folded to their names (α = alpha = \alpha)
-SCHEMA_VERSION = 11
+# folded to their names (α = alpha = \alpha); 12: a gap between authors (a phrase stays in one name)
+SCHEMA_VERSION = 12
 DEFAULT_FIELD = "content"  # title, authors and abstract together: what a plain word searches
 
 
@@ -25,7 +25,7 @@ def make_schema() -> fields.Schema:
         id=fields.ID(stored=True, unique=True),
         content=fields.TEXT(analyzer=stem_analyzer()),
         title=fields.TEXT(analyzer=stem_analyzer()),
-        authors=fields.TEXT(analyzer=fold_analyzer()),
+        authors=fields.TEXT(analyzer=authors_analyzer()),
         venue=fields.TEXT(analyzer=fold_analyzer(), phrase=False),
         # signed: Whoosh's unsigned ranges without a lower bound match all. No trie terms
         # (shift_step=0): a range over a few dozen years is a short term scan, and the 7 extra
@@ -45,7 +45,7 @@ def make_schema() -> fields.Schema:
 
 def document(corpus: Corpus, i: int) -> dict[str, object]:
     paper = corpus.paper(i)
-    authors = " ; ".join(paper.authors)
+    authors = f" {AUTHOR_SEPARATOR} ".join(paper.authors)
     keywords = "\n".join(paper.keywords)
     doc: dict[str, object] = {
         "id": paper.id,

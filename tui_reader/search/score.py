@@ -65,6 +65,38 @@ def search(
         return None
 
 
+def every_score(searcher: Any, q: query.Query) -> Scores | None:
+    """Every match's score (docnum -> score), Whoosh's own, for an answer sorted or restricted
+    as a whole (ordering.py); None when Whoosh's searcher must answer, as with search()."""
+    if not w3.status().ok:
+        return None
+    params = w3.bm25f_params(searcher.weighting)
+    if params is None:
+        return None
+    try:
+        with _collection_paused():
+            return _scored(searcher, q, params)
+    except stop.Stopped:
+        raise
+    except _Unsupported:
+        return None
+    except Exception as exc:
+        w3.failed(exc, q, lambda: searcher.search(q, limit=1))
+        return None
+
+
+def _scored(searcher: Any, q: query.Query, params: tuple[float, float]) -> Scores:
+    """Every match of every segment, scored (answer()'s exact path); _Unsupported if not here."""
+    scores: Scores = {}
+    for reader, base in searcher.reader().leaf_readers():
+        found = Leaf(searcher, reader, params).run(q)
+        if not base and not scores:
+            scores = found
+        else:
+            scores.update({base + d: s for d, s in found.items()})
+    return scores
+
+
 @contextmanager
 def _collection_paused() -> Iterator[None]:
     """The cyclic garbage collector off while a query is scored: its temporary lists hold no

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList
@@ -45,7 +46,19 @@ def count_text(n: int) -> str:
 
 
 class FacetPanel(OptionList):
-    """Counts by year, venue and author; each value's option id is the clause it adds."""
+    """Counts by year, venue and author; each value's option id is the clause it adds.
+
+    It moves as the list does (j/k, g/G, Space) and Esc closes it: the screen's own
+    ``toggle_facets`` action (``f``) hides it and gives the focus back to the list."""
+
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+        Binding("g", "first", "First", show=False),
+        Binding("G", "last", "Last", show=False),
+        Binding("space", "page_down", "Page down", show=False),
+        Binding("escape", "screen.toggle_facets", "Close", show=False),
+    ]
 
     DEFAULT_CSS = """
     FacetPanel {

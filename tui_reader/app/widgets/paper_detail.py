@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.reactive import var
 from textual.style import Style
 from textual.widgets import Static
 
@@ -45,6 +46,16 @@ def shown_title(title: str) -> str:
 class ReadingState(NamedTuple):
     new: bool = False  # entered the collection since the last visit
     read_at: str | None = None  # when it was first read (ISO time, or "now"); None: unread
+
+
+class DetailView(NamedTuple):
+    """What the pane shows of one paper: bind ``PaperDetail.paper_view`` to a value of these."""
+
+    paper: Paper
+    bookmark: Bookmark | None = None
+    title_spans: Spans = []
+    abstract_spans: Spans = []
+    reading: ReadingState | None = None
 
 
 def _reading_line(state: ReadingState) -> Content:
@@ -238,57 +249,77 @@ def paper_content(
     abstract_spans: Spans,
     reading: ReadingState | None = None,
 ) -> Content:
-    """Title, metadata, sources, link, read state, bookmark (its tags and note, the note's lines
-    kept) and the abstract; text stays literal whatever it holds. Spans index the title and
+    """Title, authors, one line of venue, read state and bookmark (with its tags), then the
+    abstract; below it the note (its lines kept) and the record: id and sources, link, fields,
+    identifiers. The abstract comes before the record so that a pane of 8 lines (60x20) shows
+    it without scrolling. Text stays literal whatever it holds. Spans index the title and
     abstract as shown (see shown_title, shown_abstract)."""
     title = _marked(shown_title(paper.title), title_spans, "bold underline $text-accent").stylize_before(
         "bold"
     )
     parts: list[Content] = [title, Content("\n")]
-    meta = []
     if paper.authors:
         shown = ", ".join(paper.authors[:12]) + (" et al." if len(paper.authors) > 12 else "")
-        meta.append(shown)
+        parts += [Content(clean_label(shown)).stylize("$text-muted"), Content("\n")]
+    line = _summary_line(paper, bookmark, reading)
+    if line.plain:
+        parts += [line, Content("\n")]
+    parts += _abstract_lines(paper, abstract_spans)
+    if bookmark is not None and bookmark.note:
+        lead = "\n\nNote:\n" if "\n" in bookmark.note else "\n\nNote: "  # its own lines, kept
+        parts += [Content(lead).stylize("bold"), Content(bookmark.note), Content("\n")]
+    parts += [Content("\n"), *_record_lines(paper)]
+    return Content.assemble(*parts)
+
+
+def _summary_line(paper: Paper, bookmark: Bookmark | None, reading: ReadingState | None) -> Content:
+    """'ICML 2019 · • Unread · ★ Bookmarked 2024-01-02 · Tags: #toread': what is known at a glance (and
+    that the title is the reader's, when it was made from the abstract)."""
+    items: list[Content] = []
     if paper.venue or paper.year:
-        meta.append(venue_label(paper.venue, paper.year))  # "ICML 2019", whatever the file wrote
-    for line in meta:
-        parts += [Content(clean_label(line)).stylize("$text-muted"), Content("\n")]
+        items.append(Content(clean_label(venue_label(paper.venue, paper.year))).stylize("$text-muted"))
+    if reading is not None:
+        items.append(_reading_line(reading))
+    if bookmark is not None:
+        mark = Content("★ Bookmarked").stylize("bold $warning")
+        mark += Content(f" {bookmark.added[:10]}").stylize("$text-muted")
+        items.append(mark)
+        if bookmark.tags:
+            items.append(Content("Tags: ").stylize("bold") + tags_content(bookmark.tags))
+    if paper.title_generated:
+        items.append(Content("(title generated from the abstract)").stylize("italic $text-muted"))
+    return Content(" · ").join(items)
+
+
+def _abstract_lines(paper: Paper, spans: Spans) -> list[Content]:
+    if not paper.has_abstract:
+        return [Content("\n"), Content("No abstract in the source: listed by its title.").stylize("italic")]
+    text, cut = shown_abstract(paper.abstract)
+    parts = [Content("\n"), _marked(text, spans, "bold reverse")]
+    if cut:
+        parts += [Content("\n\n"), Content(cut).stylize("italic $text-warning")]
+    return parts
+
+
+def _record_lines(paper: Paper) -> list[Content]:
+    """Where the paper comes from and what its record says, below the abstract."""
     where = clean_label(f"id {paper.id} · {', '.join(paper.sources)}")
-    parts.append(Content(where).stylize("$text-muted"))
+    parts = [Content("\n"), Content(where).stylize("$text-muted")]
     link = link_content(paper.url)
     if link is not None:
         parts += [Content("\n"), link]
     parts += record_lines(paper)
     parts += _citation_lines(paper)
-    if paper.title_generated:
-        parts += [Content("\n"), Content("(title generated from the abstract)").stylize("italic $text-muted")]
-    if reading is not None:
-        parts += [Content("\n"), _reading_line(reading)]
-    parts.append(Content("\n"))
-    if bookmark is not None:
-        parts += [
-            Content("\n"),
-            Content("★ Bookmarked").stylize("bold $warning"),
-            Content(f" {bookmark.added[:10]}").stylize("$text-muted"),
-        ]
-        if bookmark.tags:
-            parts += [Content("\nTags: ").stylize("bold"), tags_content(bookmark.tags)]
-        if bookmark.note:
-            lead = "\nNote:\n" if "\n" in bookmark.note else "\nNote: "  # its own lines, kept
-            parts += [Content(lead).stylize("bold"), Content(bookmark.note)]
-        parts.append(Content("\n"))
-    if not paper.has_abstract:
-        parts += [Content("\n"), Content("No abstract in the source: listed by its title.").stylize("italic")]
-        return Content.assemble(*parts)
-    text, cut = shown_abstract(paper.abstract)
-    parts += [Content("\n"), _marked(text, abstract_spans, "bold reverse")]
-    if cut:
-        parts += [Content("\n\n"), Content(cut).stylize("italic $text-warning")]
-    return Content.assemble(*parts)
+    return parts
 
 
 class PaperDetail(VerticalScroll, can_focus=True):
-    """Scrollable; Tab reaches it so long abstracts can be read with the keyboard."""
+    """Scrollable; Tab reaches it so long abstracts can be read with the keyboard.
+
+    Either bound (``data_bind(paper_view=...)``: a DetailView, or a message as a str, None:
+    nothing yet) or told (``show``, ``show_message``)."""
+
+    paper_view: var[DetailView | str | None] = var["DetailView | str | None"](None, init=False)
 
     BINDINGS = [
         Binding("j,down", "scroll_down", "Scroll down", show=False),
@@ -312,3 +343,9 @@ class PaperDetail(VerticalScroll, can_focus=True):
 
     def show_message(self, text: str) -> None:
         self.show(Content(clean_label(text)).stylize("italic $text-muted"))
+
+    def watch_paper_view(self, view: DetailView | str | None) -> None:
+        if isinstance(view, DetailView):
+            self.show(paper_content(*view))
+        elif isinstance(view, str):
+            self.show_message(view)

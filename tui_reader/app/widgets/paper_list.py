@@ -8,8 +8,9 @@ cost what 40 do. Titles are drawn as Segments, never parsed as markup.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -21,6 +22,13 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui_reader.app.messages import Snippet
+from tui_reader.app.widgets.notices import fit_words
+from tui_reader.app.widgets.row_columns import RowColumns, column_cap, fit_cells, tag_label
+
+if TYPE_CHECKING:
+    from tui_reader.corpus.corpus import Corpus
+
+__all__ = ["PaperList", "tag_label"]  # tag_label lives in row_columns; importers find it here too
 
 
 class PaperList(ScrollView, can_focus=True):
@@ -30,6 +38,15 @@ class PaperList(ScrollView, can_focus=True):
 
     In a result with snippets, a snippet line drawn before its snippet is known asks for it with
     ``SnippetsWanted``; the screen answers with ``set_snippets``.
+
+    When there is room, a column at the right gives each paper's year and venue (``2019 ICML``),
+    or the order's key first (``ICML 2019`` in venue order, the first author in author order):
+    read from ``corpus`` (bind it) for the rows drawn only, and kept for a few screens' worth.
+    Titles and snippets are cut at a word, with an ellipsis.
+
+    On the cursor row the marks, tags and matched words keep the cursor's colours and differ by
+    text style (bold, italic, underline): a colour of their own can be unreadable on the
+    cursor's background once a 16-colour terminal has rounded both (grey on grey).
     """
 
     BINDINGS = [
@@ -50,6 +67,10 @@ class PaperList(ScrollView, can_focus=True):
         "paper-list--snippet",
         "paper-list--match",
         "paper-list--empty",
+        "paper-list--column",
+        "paper-list--cursor-mark",
+        "paper-list--cursor-tags",
+        "paper-list--cursor-match",
     }
     DEFAULT_CSS = """
     PaperList { overflow-x: hidden; }
@@ -64,6 +85,10 @@ class PaperList(ScrollView, can_focus=True):
     PaperList > .paper-list--snippet { color: $text-muted; }
     PaperList > .paper-list--match { color: $text-accent; text-style: bold; }
     PaperList > .paper-list--empty { color: $text-muted; text-style: italic; }
+    PaperList > .paper-list--column { color: $text-muted; }
+    PaperList > .paper-list--cursor-mark { text-style: bold; }
+    PaperList > .paper-list--cursor-tags { text-style: italic; }
+    PaperList > .paper-list--cursor-match { text-style: bold underline; }
     """
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
@@ -77,6 +102,10 @@ class PaperList(ScrollView, can_focus=True):
     """Ids of papers listed by their title only (no abstract in the source): marked in the list."""
     tags: var[dict[str, str]] = var(dict, init=False)
     """Id -> the paper's tags as shown at the end of its line (tag_label), for tagged papers."""
+    corpus: var[Corpus | None] = var["Corpus | None"](None, init=False)
+    """The collection the rows index: its year, venue and authors fill the column."""
+    order: var[str] = var("relevance", init=False)
+    """The order the rows are in ('year', 'venue', 'author', ...): its key leads the column."""
 
     class PaperHighlighted(Message):
         """The cursor moved to a paper (row is the corpus index, None when the list is empty)."""
@@ -109,6 +138,8 @@ class PaperList(ScrollView, can_focus=True):
         self.empty_text = "No papers."
         self._row_height = 1
         self._snippets_requested = False
+        self._columns = RowColumns()  # the year/venue column's fields of the rows drawn
+        self._column_for: tuple[object, int] = (None, 0)  # (what the width was worked out for, width)
 
     # -- data ---------------------------------------------------------------------------------
     def set_rows(self, rows: Sequence[int], *, snippets: bool = False, keep: int | None = None) -> None:
@@ -177,6 +208,13 @@ class PaperList(ScrollView, can_focus=True):
     def watch_no_abstract(self) -> None:
         self.refresh()
 
+    def watch_corpus(self) -> None:
+        self._columns = RowColumns(self.corpus)
+        self.refresh()
+
+    def watch_order(self) -> None:
+        self.refresh()
+
     # -- cursor -------------------------------------------------------------------------------
     def validate_cursor(self, value: int) -> int:
         return max(0, min(value, len(self.rows) - 1)) if self.rows else 0
@@ -242,39 +280,76 @@ class PaperList(ScrollView, can_focus=True):
         style = base
         if index == self.cursor:
             style = base + self.get_component_rich_style("paper-list--cursor")
+        on_cursor = index == self.cursor
         if sub == 0:
-            segments = self._title_segments(row, style, width)
+            segments = self._title_segments(row, style, width, on_cursor)
         else:
-            segments = self._snippet_segments(row, style, width)
+            segments = self._snippet_segments(row, style, width, on_cursor)
         return Strip(segments).crop_extend(0, width, style)
 
-    def _title_segments(self, row: int, style: Style, width: int) -> list[Segment]:
+    def _part_style(self, name: str, style: Style, on_cursor: bool) -> Style:
+        """A mark's style: its own colour, or on the cursor row the cursor's, with a text style."""
+        if on_cursor:
+            name = name.replace("paper-list--", "paper-list--cursor-")
+        return style + self.get_component_rich_style(name, partial=True)
+
+    def _title_segments(self, row: int, style: Style, width: int, on_cursor: bool) -> list[Segment]:
         pid = self.ids[row] if self.ids else ""
         if pid in self.read:
             state = Segment(" ", style)
         else:
             kind = "new" if pid in self.new else "unread"
             marker = "+" if kind == "new" else "•"
-            state = Segment(
-                marker, style + self.get_component_rich_style(f"paper-list--{kind}", partial=True)
-            )
+            name = "paper-list--mark" if on_cursor else f"paper-list--{kind}"
+            state = Segment(marker, self._part_style(name, style, on_cursor))
         marked = pid in self.marked
-        mark = Segment(
-            "★ " if marked else "  ",
-            style + self.get_component_rich_style("paper-list--mark", partial=True) if marked else style,
-        )
+        mark = Segment("★ " if marked else "  ", self._part_style("paper-list--mark", style, on_cursor))
+        segments = [state, mark]
+        room = width - 3
+        column = self._column_text(row, room)
+        if column:
+            room -= cell_len(column) + 2
         label = self.tags.get(pid)
         if pid in self.no_abstract:  # a citation entry without an abstract: says so in the list
             label = f"(title only) {label or ''}".rstrip()
-        if not label or width < 24:
-            return [state, mark, Segment(_fit(self.titles[row], width - 3), style)]
-        label = _fit(label, (width - 3) // 3)
-        room = width - 4 - cell_len(label)
-        title = _fit(self.titles[row], room)
-        tags = style + self.get_component_rich_style("paper-list--tags", partial=True)
-        return [state, mark, Segment(title + " " * (room - cell_len(title) + 1), style), Segment(label, tags)]
+        if label and room >= 21:
+            label = fit_cells(label, room // 3)
+            room -= cell_len(label) + 1
+        else:
+            label = ""
+        title = fit_words(self.titles[row], room)
+        segments.append(Segment(title + " " * (room - cell_len(title)), style))
+        if label:
+            segments.append(Segment(" " + label, self._part_style("paper-list--tags", style, on_cursor)))
+        if column:
+            muted = (
+                style
+                if on_cursor
+                else style + self.get_component_rich_style("paper-list--column", partial=True)
+            )
+            segments.append(Segment("  " + column, muted))
+        return segments
 
-    def _snippet_segments(self, row: int, style: Style, width: int) -> list[Segment]:
+    def _column_text(self, row: int, room: int) -> str:
+        """The column as wide as the widest on screen needs, at most what the room allows."""
+        width = self._column_width(room)
+        if not width:
+            return ""
+        text = self._columns.text(row, self.order)
+        return fit_words(text, width).ljust(width) if text else " " * width
+
+    def _column_width(self, room: int) -> int:
+        """The column's width for the rows on screen (kept per frame: O(visible rows))."""
+        cap = column_cap(room, self.order) if self.corpus is not None else 0
+        if not cap:
+            return 0
+        key = (int(self.scroll_y), id(self.rows), len(self.rows), cap, self.order, id(self.corpus))
+        if self._column_for[0] != key:
+            texts = (self._columns.text(r, self.order) for r in self.visible_rows())
+            self._column_for = (key, min(cap, max((cell_len(t) for t in texts), default=0)))
+        return self._column_for[1]
+
+    def _snippet_segments(self, row: int, style: Style, width: int, on_cursor: bool) -> list[Segment]:
         snippet = self.snippets.get(row)
         if snippet is None:
             if not self._snippets_requested:
@@ -285,9 +360,16 @@ class PaperList(ScrollView, can_focus=True):
         start = 0
         if spans and spans[0][0] > 12:  # start near the first match so it is visible
             start = text.rfind(" ", 0, spans[0][0] - 10) + 1
-        muted = style + self.get_component_rich_style("paper-list--snippet", partial=True)
-        match = style + self.get_component_rich_style("paper-list--match", partial=True)
-        segments = [Segment("    " + ("…" if start else ""), muted)]
+        muted = (
+            style if on_cursor else style + self.get_component_rich_style("paper-list--snippet", partial=True)
+        )
+        match = self._part_style("paper-list--match", style, on_cursor)
+        lead = "    " + ("…" if start else "")
+        shown = fit_words(text[start:], width - cell_len(lead))
+        if shown.endswith("…") and not text[start:].startswith(shown):  # cut: the ellipsis stays
+            text = text[: start + len(shown) - 1] + "…"
+            spans = [(a, min(b, len(text) - 1)) for a, b in spans if a < len(text) - 1]
+        segments = [Segment(lead, muted)]
         pos = start
         for a, b in spans:
             if b <= start:
@@ -309,20 +391,3 @@ class PaperList(ScrollView, can_focus=True):
         missing = [r for r in self.visible_rows() if r not in self.snippets]
         if missing:
             self.post_message(self.SnippetsWanted(missing))
-
-
-def tag_label(tags: Sequence[str]) -> str:
-    """Tags as a line shows them: ``#toread #"two words"`` (as ``tag:`` would find each)."""
-    return " ".join(f'#"{t}"' if any(c.isspace() or c in '()"' for c in t) else f"#{t}" for t in tags)
-
-
-def _fit(text: str, width: int) -> str:
-    """Truncate by terminal cells (wide characters count double), with an ellipsis. Only the
-    first few cells' worth is measured: a megabyte-long title costs what a short one does."""
-    if width <= 0:
-        return ""
-    if len(text) > 4 * width:
-        return set_cell_size(text[: 4 * width], width - 1) + "…"
-    if cell_len(text) <= width:
-        return text
-    return set_cell_size(text, width - 1) + "…"

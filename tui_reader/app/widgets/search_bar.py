@@ -69,9 +69,11 @@ class SearchBar(Vertical):
         return self.input.value
 
     def set_value(self, text: str) -> None:
-        """Change the text without triggering a search (e.g. Esc clearing the query)."""
+        """Change the text without triggering a search (e.g. Esc clearing the query); the caret
+        goes to its end, where the next word is typed (after a facet's clause, say)."""
         with self.input.prevent(Input.Changed):
             self.input.value = text
+            self.input.cursor_position = len(text)
         self._walk = None
         self._cancel()
 

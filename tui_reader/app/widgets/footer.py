@@ -1,0 +1,80 @@
+"""The footer: the screen's shown bindings, as many as fit the width, the most important kept.
+
+Textual's Footer lays its keys out in one row and lets the row run off the right edge (it
+scrolls), so at 80 columns ``? Help`` and ``q Quit``, the last keys, were cut off. This one
+shows the keys in the screen's order but chooses which: Help and Quit first, then the search
+key and the command palette, then the others in order, while they fit; it lays out again on
+every resize.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.app import ComposeResult
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+FIRST_ACTIONS = ("help", "quit", "focus_search")
+"""Actions shown before any other (in this order of importance), whatever the width."""
+
+PALETTE_RANK = len(FIRST_ACTIONS)  # the command palette's key comes right after them
+
+
+def key_cells(key_display: str, description: str) -> int:
+    """Cells a FooterKey takes in the non-compact style: ' key ' then 'description '."""
+    from rich.cells import cell_len
+
+    return cell_len(key_display) + 2 + (cell_len(description) + 1 if description else 0)
+
+
+def choose(items: list[tuple[str, int]], width: int, palette: int) -> set[str]:
+    """Which actions fit in ``width`` cells: ``items`` are (action, cells) in the screen's
+    order; FIRST_ACTIONS go first, then the palette key (``palette`` cells, 0: none), then the
+    rest in order."""
+
+    def rank(pair: tuple[int, tuple[str, int]]) -> tuple[int, int]:
+        index, (action, _) = pair
+        return (FIRST_ACTIONS.index(action), 0) if action in FIRST_ACTIONS else (PALETTE_RANK + 1, index)
+
+    chosen: set[str] = set()
+    used = 0
+    ranked = sorted(enumerate(items), key=rank)
+    palette_taken = palette == 0
+    for _, (action, cells) in ranked:
+        if not palette_taken and action not in FIRST_ACTIONS:
+            palette_taken = True
+            used += palette
+        if used + cells <= width:
+            chosen.add(action)
+            used += cells
+        elif action not in FIRST_ACTIONS:
+            break  # keep the screen's order: nothing after a key that did not fit
+    return chosen
+
+
+class ReaderFooter(Footer):
+    """A Footer that never lets Help and Quit run off the edge (see the module's docstring)."""
+
+    _laid_for = 0  # the width the keys were chosen for
+
+    def compose(self) -> ComposeResult:
+        keys = [w for w in super().compose() if isinstance(w, FooterKey)]
+        palette = [k for k in keys if k.has_class("-command-palette")]
+        shown = [k for k in keys if not k.has_class("-command-palette")]
+        width = self.size.width or self.app.size.width
+        self._laid_for = self.size.width
+        palette_cells = key_cells(palette[0].key_display, palette[0].description) + 2 if palette else 0
+        items = [(k.action, key_cells(k.key_display, k.description)) for k in shown]
+        chosen = choose(items, width, palette_cells)
+        yield from (k for k in shown if k.action in chosen)
+        if palette and (palette_cells + sum(c for a, c in items if a in chosen) <= width):
+            yield palette[0]
+
+    def on_mount(self) -> None:
+        """Mounted after the screen's bindings were announced (swapped in): lay out now."""
+        self.call_after_refresh(self.bindings_changed, self.screen)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width != self._laid_for:
+            self._laid_for = event.size.width
+            self.call_after_refresh(self.recompose)
