@@ -159,7 +159,6 @@ async def test_footer_keeps_help_and_quit_at_60_80_120(make_app: MakeApp, papers
         assert "s Similar" in line and "^p palette" in line  # at 120 there is room for all
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19 finding 5: MainScreen.compose must yield ReaderFooter()")
 async def test_the_screen_composes_the_reader_footer(make_app: MakeApp, papers30: Path) -> None:
     app = make_app(papers30)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -331,7 +330,6 @@ async def test_the_list_shows_year_and_venue(make_app: MakeApp, papers30: Path, 
         assert rows and all(re.search(r"  (AAAI|ICML|NeurIPS|CVPR|ICLR) 20\d\d$", r) for r in rows), rows
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19 finding 10: the screen must bind PaperList.corpus and order")
 async def test_the_screen_binds_the_lists_corpus_and_order(make_app: MakeApp, papers30: Path) -> None:
     app = make_app(papers30)
     async with app.run_test(size=(120, 30)) as pilot:

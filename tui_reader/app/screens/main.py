@@ -19,7 +19,6 @@ from textual.containers import Horizontal
 from textual.notifications import SeverityLevel
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from tui_reader.app import messages as m
 from tui_reader.app.commands import screen_bindings
@@ -34,6 +33,7 @@ from tui_reader.app.screens.session import SessionKeeper
 from tui_reader.app.screens.sharing import Sharing
 from tui_reader.app.screens.shown import Shown
 from tui_reader.app.widgets.facets import FacetPanel
+from tui_reader.app.widgets.footer import ReaderFooter
 from tui_reader.app.widgets.paper_detail import PaperDetail
 from tui_reader.app.widgets.paper_list import PaperList
 from tui_reader.app.widgets.search_bar import SearchBar
@@ -99,14 +99,14 @@ class MainScreen(Screen[None]):
         yield SearchBar(id="search")
         with Horizontal(id="panes"):
             yield FacetPanel(id="facets")
-            yield PaperList(id="papers")
+            yield PaperList(id="papers").data_bind(MainScreen.corpus, order=MainScreen.order)
             yield PaperDetail(id="detail")
         s = MainScreen
         yield StatusLine(id="status").data_bind(
             s.corpus, s.result, s.view, s.sort, s.order, s.bookmarks, s.unread, s.new, s.index_state,
             s.shown, s.loaded,
         )  # fmt: skip
-        yield Footer()
+        yield ReaderFooter()
 
     def on_mount(self) -> None:
         self.papers.empty_text = "Loading papers…"
