@@ -413,9 +413,9 @@ async def test_the_detail_pane_can_be_bound_to_a_detail_view(make_app: MakeApp, 
         assert screen.corpus is not None
         screen.detail.paper_view = DetailView(screen.corpus.paper(5), reading=ReadingState(read_at="now"))
         await pilot.pause()
-        assert detail_text(app).startswith("Paper 5 on diffusion learning\n") and "Read just now" in detail_text(
-            app
-        )
+        assert detail_text(app).startswith(
+            "Paper 5 on diffusion learning\n"
+        ) and "Read just now" in detail_text(app)
         screen.detail.paper_view = "No matches."
         await pilot.pause()
         assert detail_text(app) == "No matches."

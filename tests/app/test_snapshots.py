@@ -1,10 +1,14 @@
-"""SVG snapshots of the main screens (update with: pytest --snapshot-update tests/app)."""
+"""SVG snapshots of the main screen, a search, the facet panel and the help, at 60x20, 80x24 and
+120x40, in the default theme and in the terminal's own 16 colours (``ansi-dark``, what a
+TERM=xterm user should pick). Update with: pytest --snapshot-update tests/app/test_snapshots.py
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
 from pilot_helpers import ready, settle
 from textual.pilot import Pilot
 
@@ -12,39 +16,57 @@ from tui_reader.app.app import ReaderApp
 from tui_reader.app.messages import ResultsReady
 
 MakeApp = Callable[..., ReaderApp]
-
-
-async def _ready(pilot: Pilot) -> None:
-    await ready(pilot)
+SIZES = [(60, 20), (80, 24), (120, 40)]
+THEMES = ["default", "ansi-dark"]
 
 
 async def _searched(pilot: Pilot) -> None:
     screen = await ready(pilot)
     await pilot.press("slash", *"diffusion models", "enter")
     await settle(pilot)
-    assert screen.result is not None
-    screen.result.took_ms = 0.0  # the one figure that differs run to run
-    screen.post_message(ResultsReady(screen.result, {}, screen._seq))  # shown again, as if new
+    result = screen.result
+    assert result is not None
+    result.took_ms = 0.0  # the one figure that differs run to run
+    rows = list(screen.papers.rows)
+    screen.post_message(ResultsReady(screen.model.request(), result, rows))  # shown again, as if new
+    await settle(pilot)
+
+
+async def _facets(pilot: Pilot) -> None:
+    await ready(pilot)
+    await pilot.press("f")
     await settle(pilot)
 
 
 async def _help(pilot: Pilot) -> None:
     await ready(pilot)
     await pilot.press("question_mark")
-    await pilot.pause()
+    await settle(pilot)
 
 
-def test_snapshot_start(snap_compare: Any, make_app: MakeApp) -> None:
-    assert snap_compare(make_app(), terminal_size=(120, 36), run_before=_ready)
+async def _start(pilot: Pilot) -> None:
+    await ready(pilot)
 
 
-def test_snapshot_search_results(snap_compare: Any, make_app: MakeApp) -> None:
-    assert snap_compare(make_app(), terminal_size=(120, 36), run_before=_searched)
+SCENES: dict[str, Callable[[Pilot], Awaitable[None]]] = {
+    "start": _start,
+    "search": _searched,
+    "facets": _facets,
+    "help": _help,
+}
 
 
-def test_snapshot_help(snap_compare: Any, make_app: MakeApp) -> None:
-    assert snap_compare(make_app(), terminal_size=(120, 36), run_before=_help)
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("scene", list(SCENES))
+def test_snapshot(
+    snap_compare: Any, make_app: MakeApp, scene: str, size: tuple[int, int], theme: str
+) -> None:
+    async def before(pilot: Pilot) -> None:
+        if theme != "default":
+            pilot.app.theme = theme
+        await SCENES[scene](pilot)
+        pilot.app.clear_notifications()  # "theme saved", timings: not what the snapshot checks
+        await settle(pilot)
 
-
-def test_snapshot_narrow(snap_compare: Any, make_app: MakeApp) -> None:
-    assert snap_compare(make_app(), terminal_size=(72, 36), run_before=_ready)
+    assert snap_compare(make_app(), terminal_size=size, run_before=before)

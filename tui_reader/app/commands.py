@@ -102,6 +102,14 @@ COMMANDS: tuple[Command, ...] = (
         "Show only bookmarked papers; again to show all",
     ),
     Command(
+        "all_bookmarks",
+        "a",
+        "All bookmarks",
+        "All bookmarks (every collection)",
+        "Every bookmark, those of other collections from their snapshots (Enter goes to one here)",
+        footer=False,
+    ),
+    Command(
         "toggle_read",
         "u",
         "Read",

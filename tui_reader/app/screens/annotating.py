@@ -95,6 +95,25 @@ class Annotator:
         noun = "paper" if added == 1 else "papers"
         self.screen.post_message(BookmarksChanged(f"Bookmarked {added:,} selected {noun}."))
 
+    def all_bookmarks(self) -> None:
+        """``a``: every bookmark, from every collection; Enter on one here goes to it."""
+        from tui_reader.app.screens.library import LibraryScreen
+
+        screen, store, corpus = self.screen, self.screen.store, self.screen.corpus
+        if store is None or corpus is None:
+            screen.notify("The bookmarks open once the collection is loaded.", severity="warning")
+            return
+
+        def removed(_paper_id: str) -> None:
+            screen.post_message(BookmarksChanged("Bookmark removed."))
+
+        def went(paper_id: str | None) -> None:
+            row = corpus.index_of.get(paper_id) if paper_id else None
+            if row is not None:
+                screen.go_to_row(row)
+
+        screen.app.push_screen(LibraryScreen(store, corpus.index_of, corpus.get, on_removed=removed), went)
+
     def changed(self, event: BookmarksChanged) -> None:
         screen = self.screen
         if screen.store is not None:

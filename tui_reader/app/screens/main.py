@@ -420,6 +420,9 @@ class MainScreen(Screen[None]):
     def action_toggle_select(self) -> None:
         self.annotating.toggle_selected()
 
+    def action_all_bookmarks(self) -> None:
+        self.annotating.all_bookmarks()
+
     def action_toggle_bookmark(self) -> None:
         self.annotating.toggle_bookmark()
 
