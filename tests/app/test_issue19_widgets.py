@@ -415,9 +415,23 @@ async def test_the_detail_pane_can_be_bound_to_a_detail_view(make_app: MakeApp, 
         assert screen.corpus is not None
         screen.detail.paper_view = DetailView(screen.corpus.paper(5), reading=ReadingState(read_at="now"))
         await pilot.pause()
-        assert detail_text(app).startswith("Paper 5 on diffusion learning\n") and "Read just now" in detail_text(
-            app
-        )
+        assert detail_text(app).startswith(
+            "Paper 5 on diffusion learning\n"
+        ) and "Read just now" in detail_text(app)
         screen.detail.paper_view = "No matches."
         await pilot.pause()
         assert detail_text(app) == "No matches."
+
+
+async def test_at_60x20_the_abstract_shows_with_the_facet_panel_open(
+    make_app: MakeApp, papers30: Path
+) -> None:
+    """Stacked panes: the panel takes 30% of the height, the list and the detail share the rest."""
+    app = make_app(papers30)
+    async with app.run_test(size=(60, 20)) as pilot:
+        screen = await ready(pilot)
+        await open_facets(pilot)
+        screen.papers.cursor = 1  # a title of one line (the first one takes three at 60 columns)
+        await pilot.pause()
+        shown = "\n".join(screen_lines(app))
+        assert "Abstract1 opens here" in shown, shown
