@@ -31,7 +31,7 @@ from tui_reader.app.app import ReaderApp
 from tui_reader.app.screens.main import MainScreen
 from tui_reader.app.widgets.facets import FacetPanel
 from tui_reader.app.widgets.footer import ReaderFooter, choose
-from tui_reader.app.widgets.notices import fit_words, one_line
+from tui_reader.app.widgets.notices import fit_words, notice_width, one_line
 from tui_reader.app.widgets.paper_detail import DetailView, ReadingState
 from tui_reader.app.widgets.status_line import StatusLine
 from tui_reader.library.bookmarks import BookmarkStore
@@ -419,3 +419,35 @@ async def test_the_detail_pane_can_be_bound_to_a_detail_view(make_app: MakeApp, 
         screen.detail.paper_view = "No matches."
         await pilot.pause()
         assert detail_text(app) == "No matches."
+
+
+async def test_at_60x20_the_abstract_shows_with_the_facet_panel_open(
+    make_app: MakeApp, papers30: Path
+) -> None:
+    """Stacked panes: the panel takes 30% of the height, the list and the detail share the rest."""
+    app = make_app(papers30)
+    async with app.run_test(size=(60, 20)) as pilot:
+        screen = await ready(pilot)
+        await open_facets(pilot)
+        screen.papers.cursor = 1  # a title of one line (the first one takes three at 60 columns)
+        await pilot.pause()
+        shown = "\n".join(screen_lines(app))
+        assert "Abstract1 opens here" in shown, shown
+
+
+@pytest.mark.parametrize(("terminal", "room"), [(120, 56), (80, 37), (60, 27)])
+async def test_a_notice_cut_to_notice_width_is_one_toast_line(terminal: int, room: int) -> None:
+    """A toast is 60 cells wide but at most half the terminal: notice_width is what one of its
+    lines holds (measured on a real toast)."""
+    from textual.app import App
+
+    assert notice_width(terminal) == room
+    app = App()
+    async with app.run_test(size=(terminal, 20), notifications=True) as pilot:
+        app.notify(one_line("word " * 40, notice_width(terminal)), timeout=30)
+        await pilot.pause(0.2)
+        [toast] = app.screen.query("Toast")
+        assert toast.content_region.height == 1
+        app.notify("x" * (room + 1), timeout=30)  # one cell more than fits wraps
+        await pilot.pause(0.2)
+        assert max(t.content_region.height for t in app.screen.query("Toast")) == 2

@@ -24,9 +24,9 @@ from operator import neg
 from typing import Any
 
 from whoosh import sorting
-from whoosh.collectors import TopCollector
+from whoosh.collectors import Collector, SortingCollector, TopCollector
 
-from tui_reader.search import bm25
+from tui_reader.search import bm25, stop, subsets
 
 RELEVANCE = "relevance"  # best first (Whoosh's order)
 COLLECTION = "collection"  # every match scored the same: collection order
@@ -168,7 +168,12 @@ class LevelCollector(TopCollector):
         self.level = True
         self.docs: list[int] = []
 
-    def _collect(self, global_docnum: int, score: float) -> Any:
+    def collect(self, sub_docnum: int) -> Any:
+        """ScoredCollector.collect (the score, then TopCollector's heap), seeing the score."""
+        global_docnum = self.offset + sub_docnum
+        score = self.matcher.score()
+        if self.final_fn:
+            score = self.final_fn(self.top_searcher, global_docnum, score)
         if self.level:
             if self.first_score is None:
                 self.first_score = score
@@ -176,7 +181,7 @@ class LevelCollector(TopCollector):
                 self.docs.append(global_docnum)
             else:
                 self.level, self.docs = False, []
-        return super()._collect(global_docnum, score)
+        return self._collect(global_docnum, score)
 
     def levelled(self, rows: Sequence[int], limit: int) -> list[tuple[float, int]] | None:
         """The first ``limit`` matches in collection order if every match scored the same."""
@@ -185,3 +190,40 @@ class LevelCollector(TopCollector):
         row = _row_keys(rows)
         score = self.first_score or 0.0
         return [(score, d) for d in heapq.nsmallest(limit, self.docs, key=row)]
+
+
+def collector(
+    limit: int,
+    budget: float,
+    only: subsets.Restriction | None = None,
+    rows: list[int] | None = None,
+    ranks: list[int] | None = None,
+) -> stop.CheckedCollector:
+    """Whoosh's top-``limit`` collector, scoring and counting every match (no block skipping:
+    the count is exact without running the query twice), checked as it goes (stop.py); with
+    ``is:`` filters and a view applied as Whoosh's own ``search(filter=, mask=)`` applies them.
+    With ``ranks``, Whoosh's sorting collector over ``facet``; with ``rows`` (a whole answer),
+    one that also lists an answer of equal scores in collection order."""
+    top: Collector
+    if ranks is not None and rows:
+        top = SortingCollector(facet(rows, ranks), limit=limit)
+    elif rows:
+        top = LevelCollector(limit=limit, usequality=False, replace=0)
+    else:
+        top = TopCollector(limit=limit, usequality=False, replace=0)
+    if only is None:
+        return stop.CheckedCollector(top, budget)
+    return stop.CheckedCollector(top, budget, only.allow, only.deny)
+
+
+def collected(
+    child: Collector, rows: Sequence[int], order: str
+) -> tuple[list[tuple[float, int]] | None, str]:
+    """The (score, docnum) pairs of a ``collector`` that sorted or levelled its answer, and the
+    order they are in; None (and ``order`` as it was) for Whoosh's plain top collector."""
+    if isinstance(child, SortingCollector):
+        return sorted_pairs(child.results().top_n), order
+    if isinstance(child, LevelCollector):
+        pairs = child.levelled(rows, child.limit)
+        return pairs, RELEVANCE if pairs is None else COLLECTION
+    return None, order

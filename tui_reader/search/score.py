@@ -43,7 +43,12 @@ class _Unsupported(Exception):
 
 
 def search(
-    searcher: Any, q: query.Query, limit: int, exact: bool = True, bounded: bool = False
+    searcher: Any,
+    q: query.Query,
+    limit: int,
+    exact: bool = True,
+    bounded: bool = False,
+    every: list[Scores] | None = None,
 ) -> Found | None:
     """The top ``limit`` (score, docnum) pairs, best first, the number of matches and whether
     that number is exact; None when Whoosh's searcher must answer: a query or weighting this
@@ -57,44 +62,12 @@ def search(
         return None
     try:
         with _collection_paused():
-            return answer(searcher, q, limit, exact, bounded)
+            return answer(searcher, q, limit, exact, bounded, every)
     except stop.Stopped:  # the deadline passed or a newer search began: the searcher says so
         raise
     except Exception as exc:
         w3.failed(exc, q, lambda: searcher.search(q, limit=1))
         return None
-
-
-def every_score(searcher: Any, q: query.Query) -> Scores | None:
-    """Every match's score (docnum -> score), Whoosh's own, for an answer sorted or restricted
-    as a whole (ordering.py); None when Whoosh's searcher must answer, as with search()."""
-    if not w3.status().ok:
-        return None
-    params = w3.bm25f_params(searcher.weighting)
-    if params is None:
-        return None
-    try:
-        with _collection_paused():
-            return _scored(searcher, q, params)
-    except stop.Stopped:
-        raise
-    except _Unsupported:
-        return None
-    except Exception as exc:
-        w3.failed(exc, q, lambda: searcher.search(q, limit=1))
-        return None
-
-
-def _scored(searcher: Any, q: query.Query, params: tuple[float, float]) -> Scores:
-    """Every match of every segment, scored (answer()'s exact path); _Unsupported if not here."""
-    scores: Scores = {}
-    for reader, base in searcher.reader().leaf_readers():
-        found = Leaf(searcher, reader, params).run(q)
-        if not base and not scores:
-            scores = found
-        else:
-            scores.update({base + d: s for d, s in found.items()})
-    return scores
 
 
 @contextmanager
@@ -112,7 +85,16 @@ def _collection_paused() -> Iterator[None]:
             gc.enable()
 
 
-def answer(searcher: Any, q: query.Query, limit: int, exact: bool, bounded: bool) -> Found | None:
+def every_score(searcher: Any, q: query.Query) -> Scores | None:
+    """Every match's score (docnum -> score; answer() gives it to ``every``) for an answer
+    sorted or restricted whole (ordering.py); None when Whoosh must answer, as with search()."""
+    every: list[Scores] = []
+    return every[0] if search(searcher, q, 0, every=every) is not None and every else None
+
+
+def answer(
+    searcher: Any, q: query.Query, limit: int, exact: bool, bounded: bool, every: list[Scores] | None = None
+) -> Found | None:
     """search() without its gate (w3's verdict) and its error handling: the self-check's."""
     params = w3.bm25f_params(searcher.weighting)
     if params is None:
@@ -138,6 +120,8 @@ def answer(searcher: Any, q: query.Query, limit: int, exact: bool, bounded: bool
             counted = counted and leaf.exact
     except _Unsupported:
         return None
+    if every is not None:
+        every.append(scores)
     return bm25.top(scores, limit), total, counted
 
 

@@ -18,69 +18,33 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from whoosh import query
-from whoosh.collectors import SortingCollector, TopCollector
-from whoosh.reading import IndexReader
 from whoosh.searching import Searcher as WhooshSearcher
 
 from tui_reader.errors import IndexDamaged
-from tui_reader.search import ahead, bm25, bounds, caps, facets, ordering, querytext, stop, subsets, w3
+from tui_reader.search import ahead, bounds, caps, facets, ordering, querytext, stop, subsets, w3
 from tui_reader.search.completion import Completer
 from tui_reader.search.highlight import match_spans, snippet
 from tui_reader.search.index import SearchIndex
 from tui_reader.search.modes import PAGE, SearchMode
 from tui_reader.search.ordering import Order
 from tui_reader.search.reading import QueryReader
+from tui_reader.search.results import Hit, SearchResult, highlight_terms, hits
 from tui_reader.search.schema import DEFAULT_FIELD
 from tui_reader.search.score import every_score
 from tui_reader.search.score import search as fast_search
+from tui_reader.search.similar import more_like
 from tui_reader.search.suggest import suggest
 
 __all__ = ["PAGE", "Hit", "Order", "SearchMode", "SearchResult", "Searcher", "match_spans", "snippet"]
 
 logger = logging.getLogger("tui_reader.search")
-HIGHLIGHT_FIELDS = {"content", "title"}
 TYPEAHEAD_BUDGET = 0.018  # seconds of Whoosh's own scoring per keystroke
 TIME_LIMIT = 1.5  # seconds a search on Enter or the command line runs before it stops, and says so
 TYPING_TIME_LIMIT = 1.0  # seconds a keystroke's search may run (the next keystroke stops it sooner)
 _DEFAULT = -1.0
 CACHE_MAX_HITS = 2_000  # answers longer than this are not kept: the cache's size stays bounded
-
-
-@dataclass(slots=True)
-class Hit:
-    row: int
-    id: str
-    score: float
-
-
-@dataclass(slots=True)
-class SearchResult:
-    query: str
-    hits: list[Hit] = field(default_factory=list)
-    total: int = 0
-    exact: bool = True  # False: total is a lower bound (type-ahead stopped early)
-    took_ms: float = 0.0
-    suggestion: str | None = None
-    notice: str | None = None
-    terms: frozenset[str] = frozenset()
-    kind: str = "enter"  # a SearchMode's value, or "similar" (more like this)
-    incomplete: bool = False  # typed so far is too little to search: keep showing what was there
-    partial: bool = False  # type-ahead stopped early (time budget, bounded prefix): best so far
-    stopped: str | None = None  # "time" (TIME_LIMIT) or "replaced" (a newer search): total is a lower bound
-    order: str = ordering.RELEVANCE  # the hits' order: relevance, "collection" or the Order's name
-
-    @property
-    def typing(self) -> bool:
-        """Type-ahead's reading (typed words plus completions), as opposed to Enter's."""
-        return self.kind in (SearchMode.TYPING, SearchMode.MORE)
-
-    @property
-    def count_text(self) -> str:
-        """The count as the reader shows it: exact, or a lower bound ("300+")."""
-        return f"{self.total:,}" + ("" if self.exact else "+")
 
 
 class Searcher:
@@ -186,7 +150,7 @@ class Searcher:
         87k papers, once per index; ``order``'s rank per document, ~10 ms): for the worker that
         builds an Order, so the search that follows costs what the next ones do."""
         with self.index.searcher() as s:
-            facets._rows(s.reader(), self)
+            facets.doc_rows(s.reader(), self)
             if order is not None:
                 self._ranks(s, order)
 
@@ -233,22 +197,9 @@ class Searcher:
                     f"similar to {pid}", kind="similar", notice="this paper is not in the index yet"
                 )
             view = subsets.narrowed(s, None, only, self._numbering(s))
-            # more_like's own query and answer (its best, this paper masked), with the view's
-            # filter and mask; scored by score.py when it can (~0.8 s -> ~0.1 s at 87k papers)
-            like = query.Or([query.Term(DEFAULT_FIELD, word, boost=weight) for word, weight in keys])
-            mask = subsets.Restriction(None, frozenset({docnum}))
-            scores = every_score(s, like)
-            if scores is not None:
-                scores = mask.kept(scores if view is None else view.kept(scores))
-                found = bm25.top(scores, limit)
-            else:
-                allow = None if view is None or view.allow is None else set(view.allow)  # Whoosh's type
-                masked = {docnum} | (view.deny if view is not None else frozenset())
-                found = [
-                    (hit.score, hit.docnum) for hit in s.search(like, limit=limit, filter=allow, mask=masked)
-                ]
+            found = more_like(s, docnum, keys, limit, view)
             if order is not None and found:
-                rows = facets._rows(s.reader(), self)
+                rows = facets.doc_rows(s.reader(), self)
                 ranks = ordering.doc_ranks(s.reader(), rows, order)
                 found, _ = ordering.first(dict((d, sc) for sc, d in found), rows, ranks, None)
             hits = self._hits((s.stored_fields(d)["id"], sc) for sc, d in found)
@@ -345,7 +296,8 @@ class Searcher:
         fast = None if whole else fast_search(s, q, limit, exact=not typeahead, bounded=bounded)
         if scores is not None:  # every match scored a block at a time, then ordered
             scores = scores if only is None else only.kept(scores)
-            rows = facets._rows(reader, self) if ranks is not None or ordering.level(scores.values()) else []
+            level = ranks is None and ordering.level(scores.values())
+            rows = facets.doc_rows(reader, self) if ranks is not None or level else []
             top, arranged = ordering.first(scores, rows, ranks, limit)
             result.total, result.exact = len(scores), not result.partial
             result.order = arranged if order is None else order.name
@@ -362,7 +314,7 @@ class Searcher:
             if order is not None:
                 result.order = order.name
         result.notice = _joined(result.notice or w3.take_notice(), caps.was_cut(q))
-        result.terms = _highlight_terms(q, reader)
+        result.terms = highlight_terms(q, reader)
         if suggesting and not typeahead:  # offered only if it finds more (suggest.py)
             count = lambda t: self._total(s, t, sets, view)  # noqa: E731 (runs on this searcher)
             result.suggestion = suggest(typed, s, self, result.total, count)
@@ -391,8 +343,8 @@ class Searcher:
         While typing it stops after ``budget`` seconds and shows what it found so far. With
         ``ranks`` it sorts by Whoosh's own ``sortedby`` facet (ordering.facet); ``whole`` (Enter,
         a sort, a view) lists an answer whose matches all score the same in collection order."""
-        rows = facets._rows(s.reader(), self) if whole else []
-        collector = _collector(limit, budget, only, rows, ranks)
+        rows = facets.doc_rows(s.reader(), self) if whole else []
+        collector = ordering.collector(limit, budget, only, rows, ranks)
         try:
             s.search_with_collector(q, collector)
         except stop.Stopped:
@@ -400,7 +352,7 @@ class Searcher:
             raise
         except Exception as exc:  # a query Whoosh accepts but cannot run: plain words
             result.notice = f"couldn't run that query ({type(exc).__name__}); searched its words"
-            collector = _collector(limit, 0.0, only, rows, ranks)
+            collector = ordering.collector(limit, 0.0, only, rows, ranks)
             try:
                 s.search_with_collector(self.reading.words(text), collector)
             except stop.Stopped:
@@ -416,13 +368,7 @@ class Searcher:
 
     def _take(self, collector: stop.CheckedCollector, result: SearchResult, rows: list[int]) -> None:
         """The best matches a collector saw and how many it saw (all, unless it was stopped)."""
-        child = collector.child
-        pairs: list[tuple[float, int]] | None = None
-        if isinstance(child, SortingCollector):
-            pairs = ordering.sorted_pairs(child.results().top_n)
-        elif isinstance(child, ordering.LevelCollector) and not result.stopped:
-            pairs = child.levelled(rows, child.limit)
-            result.order = ordering.RELEVANCE if pairs is None else ordering.COLLECTION
+        pairs, result.order = ordering.collected(collector.child, rows, result.order)
         if pairs is None:
             result.hits = self._hits((hit["id"], hit.score) for hit in collector.results())
         else:
@@ -433,64 +379,15 @@ class Searcher:
     def _numbering(self, s: WhooshSearcher) -> subsets.Numbering:
         """Many paper ids to document numbers at once (a view's, a large ``is:`` set's)."""
         reader = s.reader()
-        return lambda: ordering.numbering(reader, facets._rows(reader, self), self.corpus.index_of)
+        return lambda: ordering.numbering(reader, facets.doc_rows(reader, self), self.corpus.index_of)
 
     def _ranks(self, s: WhooshSearcher, order: Order) -> list[int]:
         """Each document number's rank in ``order`` (once per reader and order)."""
-        return ordering.doc_ranks(s.reader(), facets._rows(s.reader(), self), order)
+        return ordering.doc_ranks(s.reader(), facets.doc_rows(s.reader(), self), order)
 
     def _hits(self, found: Iterable[tuple[str, float | None]]) -> list[Hit]:
-        index_of = self.corpus.index_of
-        hits = []
-        for pid, score in found:
-            row = index_of.get(pid)
-            if row is not None:  # an index entry whose paper vanished: skip, the update will drop it
-                hits.append(Hit(row, pid, float(score or 0.0)))
-        return hits
-
-
-def _collector(
-    limit: int,
-    budget: float,
-    only: subsets.Restriction | None = None,
-    rows: list[int] | None = None,
-    ranks: list[int] | None = None,
-) -> stop.CheckedCollector:
-    """Whoosh's top-``limit`` collector, scoring and counting every match (no block skipping:
-    the count is exact without running the query twice), checked as it goes (stop.py); with
-    ``is:`` filters applied as Whoosh's own ``search(filter=, mask=)`` applies them. With
-    ``ranks``, Whoosh's sorting collector over ordering.facet; with ``rows`` (a whole answer),
-    one that also lists an answer of equal scores in collection order."""
-    top: TopCollector | SortingCollector
-    if ranks is not None and rows:
-        top = SortingCollector(ordering.facet(rows, ranks), limit=limit)
-    elif rows:
-        top = ordering.LevelCollector(limit=limit, usequality=False, replace=0)
-    else:
-        top = TopCollector(limit=limit, usequality=False, replace=0)
-    if only is None:
-        return stop.CheckedCollector(top, budget)
-    return stop.CheckedCollector(top, budget, only.allow, only.deny)
+        return hits(self.corpus.index_of, found)
 
 
 def _joined(*notices: str | None) -> str | None:
     return "; ".join(n for n in notices if n) or None
-
-
-def _highlight_terms(q: query.Query, reader: IndexReader) -> frozenset[str]:
-    """Indexed forms of the query's words in title/abstract, multi-terms expanded (bounded)."""
-    out: set[str] = set()
-    for leaf in [q, *q.leaves()] if not q.is_leaf() else [q]:
-        fieldname = getattr(leaf, "fieldname", None)
-        if fieldname not in HIGHLIGHT_FIELDS:
-            continue
-        if isinstance(leaf, query.Phrase):
-            out.update(leaf.words)
-        elif isinstance(leaf, query.MultiTerm):
-            for k, btext in enumerate(w3.expansions(leaf, reader)):
-                if k >= 64:
-                    break
-                out.add(btext.decode("utf-8") if isinstance(btext, bytes) else btext)
-        elif isinstance(leaf, query.Term):
-            out.add(leaf.text.decode("utf-8") if isinstance(leaf.text, bytes) else str(leaf.text))
-    return frozenset(out)

@@ -1,6 +1,7 @@
 """Notices are one line: a toast that wraps to five lines covers the detail pane it reports on.
 
-``one_line`` is pure (no Textual): the screen calls it on every message it passes to ``notify``.
+``one_line`` is pure (no Textual): the screen calls it on every message it passes to ``notify``,
+``one_line(text, notice_width(app.size.width))``.
 The whole text goes to the log or the help; the toast says the gist, cut at a word.
 """
 
@@ -10,7 +11,14 @@ from rich.cells import cell_len, set_cell_size
 
 from tui_reader.corpus.text import clean_label
 
-NOTICE_WIDTH = 56  # cells of text in a toast: Textual's toasts are 60 wide with padding and border
+NOTICE_WIDTH = 56  # cells of text in a toast: Textual's toasts are 60 wide, less padding and border
+TOAST_FRAME = 3  # a toast's padding (1 each side) and its coloured left border
+
+
+def notice_width(terminal_width: int) -> int:
+    """Cells of text one toast line holds: a toast is 60 cells wide but at most half the
+    terminal (so 37 at 80 columns, 27 at 60)."""
+    return max(10, min(NOTICE_WIDTH, terminal_width // 2 - TOAST_FRAME))
 
 
 def one_line(text: str, width: int = NOTICE_WIDTH) -> str:

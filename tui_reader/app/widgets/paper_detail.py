@@ -28,6 +28,7 @@ Spans = list[tuple[int, int]]
 
 DISPLAY_LIMIT = 20_000  # characters of an abstract laid out (~40 ms); real abstracts are < 5,000
 TITLE_LIMIT = 1_000
+HEAD_AUTHORS = 3  # authors named above the abstract; the whole list is below it
 
 
 def shown_abstract(abstract: str, limit: int = DISPLAY_LIMIT) -> tuple[str, str]:
@@ -249,7 +250,7 @@ def paper_content(
     abstract_spans: Spans,
     reading: ReadingState | None = None,
 ) -> Content:
-    """Title, authors, one line of venue, read state and bookmark (with its tags), then the
+    """Title, the first authors, one line of venue, read state and bookmark (with its tags), then the
     abstract; below it the note (its lines kept) and the record: id and sources, link, fields,
     identifiers. The abstract comes before the record so that a pane of 8 lines (60x20) shows
     it without scrolling. Text stays literal whatever it holds. Spans index the title and
@@ -258,9 +259,10 @@ def paper_content(
         "bold"
     )
     parts: list[Content] = [title, Content("\n")]
-    if paper.authors:
-        shown = ", ".join(paper.authors[:12]) + (" et al." if len(paper.authors) > 12 else "")
-        parts += [Content(clean_label(shown)).stylize("$text-muted"), Content("\n")]
+    if paper.authors:  # the first few (all of them below the abstract)
+        many = len(paper.authors) > HEAD_AUTHORS
+        names = ", ".join(paper.authors[:HEAD_AUTHORS]) + (" et al." if many else "")
+        parts += [Content(clean_label(names)).stylize("$text-muted"), Content("\n")]
     line = _summary_line(paper, bookmark, reading)
     if line.plain:
         parts += [line, Content("\n")]
@@ -273,8 +275,8 @@ def paper_content(
 
 
 def _summary_line(paper: Paper, bookmark: Bookmark | None, reading: ReadingState | None) -> Content:
-    """'ICML 2019 · • Unread · ★ Bookmarked 2024-01-02 · Tags: #toread': what is known at a glance (and
-    that the title is the reader's, when it was made from the abstract)."""
+    """'ICML 2019 · • Unread · ★ Bookmarked 2024-01-02 · Tags: #toread': what is known at a glance
+    (and that the title is the reader's, when it was made from the abstract)."""
     items: list[Content] = []
     if paper.venue or paper.year:
         items.append(Content(clean_label(venue_label(paper.venue, paper.year))).stylize("$text-muted"))
@@ -305,6 +307,10 @@ def _record_lines(paper: Paper) -> list[Content]:
     """Where the paper comes from and what its record says, below the abstract."""
     where = clean_label(f"id {paper.id} · {', '.join(paper.sources)}")
     parts = [Content("\n"), Content(where).stylize("$text-muted")]
+    if len(paper.authors) > HEAD_AUTHORS:
+        shown = ", ".join(paper.authors[:50]) + (" et al." if len(paper.authors) > 50 else "")
+        parts += [Content("\n"), Content("Authors: ").stylize("$text-muted bold")]
+        parts.append(Content(clean_label(shown)).stylize("$text-muted"))
     link = link_content(paper.url)
     if link is not None:
         parts += [Content("\n"), link]
