@@ -56,10 +56,7 @@ class Annotator:
     def _show_selection(self) -> None:
         screen = self.screen
         papers = screen.papers
-        if hasattr(papers, "selected"):
-            papers.selected = frozenset(screen.selected)
-        papers.refresh()
-        screen.papers.border_subtitle = f"{len(screen.selected):,} selected" if screen.selected else ""
+        papers.selected = frozenset(screen.selected)
 
     # -- bookmarks ------------------------------------------------------------------------------
     def toggle_bookmark(self) -> None:

@@ -63,7 +63,11 @@ class Shown:
         if corpus is None or entry.rows is None:
             return
         rows = entry.rows
-        papers.empty_text = empty_text(entry)
+        elsewhere = sum(1 for b in screen.bookmarks if b.id not in corpus.index_of)
+        papers.empty_text = empty_text(entry, elsewhere)
+        if entry.view.restriction is Restriction.BOOKMARKS and elsewhere and not entry.view.query:
+            noun = "bookmark is" if elsewhere == 1 else "bookmarks are"
+            screen.search_bar.info(f"{elsewhere:,} more {noun} in other collections: a shows every bookmark")
         keep = corpus.index_of.get(entry.view.cursor) if entry.view.cursor else None
         with_snippets = bool(entry.result is not None and entry.result.terms)
         if with_snippets or keep is None or not papers.grow(rows, keep):
@@ -159,7 +163,7 @@ class Shown:
         return True
 
 
-def empty_text(entry: Entry) -> str:
+def empty_text(entry: Entry, elsewhere: int = 0) -> str:
     view = entry.view
     if view.kind is not Kind.COLLECTION:
         result = entry.result
@@ -167,6 +171,8 @@ def empty_text(entry: Entry) -> str:
             return f"No matches. Did you mean: {clean_label(result.suggestion)} (ctrl+y)"
         none = {Restriction.BOOKMARKS: " (none bookmarked)", Restriction.UNREAD: " (none unread)"}
         return "No matches." + none.get(view.restriction, "")
+    if view.restriction is Restriction.BOOKMARKS and elsewhere:
+        return f"No bookmarks in this collection ({elsewhere:,} in others: a shows them)."
     if view.restriction is Restriction.BOOKMARKS:
         return "No bookmarks yet: press b on a paper to bookmark it."
     if view.restriction is Restriction.UNREAD:

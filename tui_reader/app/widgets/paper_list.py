@@ -60,6 +60,7 @@ class PaperList(ScrollView, can_focus=True):
     ]
     COMPONENT_CLASSES = {
         "paper-list--cursor",
+        "paper-list--selected",
         "paper-list--mark",
         "paper-list--tags",
         "paper-list--unread",
@@ -88,12 +89,15 @@ class PaperList(ScrollView, can_focus=True):
     PaperList > .paper-list--column { color: $text-muted; }
     PaperList > .paper-list--cursor-mark { text-style: bold; }
     PaperList > .paper-list--cursor-tags { text-style: italic; }
+    PaperList > .paper-list--selected { background: $secondary 35%; text-style: bold; }
     PaperList > .paper-list--cursor-match { text-style: bold underline; }
     """
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
     marked: var[frozenset[str]] = var(frozenset(), init=False)
     """Ids of the bookmarked papers (the screen sets it from its bookmarks)."""
+    selected: var[frozenset[str]] = var(frozenset(), init=False)
+    """Ids of the papers selected (``v``): b, t and E act on them."""
     read: var[frozenset[str]] = var(frozenset(), init=False)
     """Ids of the papers read; the others are marked unread."""
     new: var[frozenset[str]] = var(frozenset(), init=False)
@@ -193,6 +197,9 @@ class PaperList(ScrollView, can_focus=True):
             return False
         return True
 
+    def watch_selected(self) -> None:
+        self.refresh()
+
     def watch_marked(self) -> None:
         self.refresh()
 
@@ -278,6 +285,8 @@ class PaperList(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         row = self.rows[index]
         style = base
+        if self.selected and self.ids and self.ids[row] in self.selected:
+            style = base + self.get_component_rich_style("paper-list--selected")
         if index == self.cursor:
             style = base + self.get_component_rich_style("paper-list--cursor")
         on_cursor = index == self.cursor

@@ -1,0 +1,90 @@
+"""Issue 19 on the main screen: finding 14 from the list (B says where the other bookmarks are, a
+shows them all, Enter goes to one here), the selection drawn, and check_action hiding what
+cannot run from the footer and the palette."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from pilot_helpers import drained, enter_query, ready
+from textual.widgets import Static
+
+from tui_reader.app.app import ReaderApp
+from tui_reader.app.screens.library import LibraryScreen
+from tui_reader.app.widgets.footer import ReaderFooter
+from tui_reader.corpus.paper import Paper
+from tui_reader.library.bookmarks import BookmarkStore
+
+MakeApp = Callable[..., ReaderApp]
+ELSEWHERE = [
+    Paper(
+        id=f"e0000000000{i}", title=f"Paper of another shelf {i}", abstract="Kept in a snapshot.", year=2011
+    )
+    for i in (1, 2)
+]
+
+
+def info_text(app: ReaderApp) -> str:
+    return str(app.screen.query_one("#search-info", Static).visual)
+
+
+async def test_b_says_where_the_other_bookmarks_are_and_a_shows_every_one(
+    make_app: MakeApp, bookmarks_path: Path
+) -> None:
+    store = BookmarkStore(bookmarks_path)
+    for paper in ELSEWHERE:
+        store.add(paper.id, paper.title, snapshot=paper)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        assert screen.corpus is not None
+        await pilot.press("j", "j", "b")  # one bookmark here
+        await drained(pilot)
+        here = screen.corpus.ids[2]
+        await pilot.press("B")
+        await drained(pilot)
+        assert [screen.corpus.ids[r] for r in screen.papers.rows] == [here]
+        assert info_text(app) == "2 more bookmarks are in other collections: a shows every bookmark"
+        await pilot.press("a")
+        await drained(pilot)
+        library = app.screen
+        assert isinstance(library, LibraryScreen)
+        shown = " ".join(str(s.visual) for s in library.query(Static))
+        assert "All bookmarks: 3" in shown
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and screen.papers.highlighted_row == 2
+
+
+async def test_selected_papers_are_drawn_and_esc_drops_the_selection(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        assert screen.corpus is not None
+        await pilot.press("v", "v")
+        ids = screen.corpus.ids
+        assert screen.papers.selected == {ids[0], ids[1]} and screen.papers.cursor == 2
+        selected_bg = next(iter(screen.papers.render_line(0))).style
+        plain_bg = next(iter(screen.papers.render_line(3))).style
+        assert selected_bg is not None and plain_bg is not None and selected_bg.bgcolor != plain_bg.bgcolor
+        await pilot.press("escape")
+        assert screen.papers.selected == frozenset()
+
+
+async def test_what_cannot_run_is_hidden_from_the_footer_and_the_palette(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        assert screen.check_action("accept_suggestion", ()) is False
+        assert screen.check_action("undo", ()) is False
+        titles = {c.title for c in app.get_system_commands(screen)}
+        assert "Search the suggestion" not in titles and "Undo marking the list read" not in titles
+        await pilot.press("A")
+        await drained(pilot)
+        assert screen.check_action("undo", ()) is True
+        assert "Undo marking the list read" in {c.title for c in app.get_system_commands(screen)}
+        await enter_query(pilot, "lerning")
+        assert screen.result is not None and screen.result.suggestion
+        assert screen.check_action("accept_suggestion", ()) is True
+        assert isinstance(screen.query_one(ReaderFooter), ReaderFooter)
