@@ -10,6 +10,7 @@ in the view's order (the searcher sorts, see ``ordered``).
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,11 +30,11 @@ from tui_reader.search.modes import PAGE, SearchMode
 if TYPE_CHECKING:
     from tui_reader.app.screens.main import MainScreen
     from tui_reader.corpus.corpus import Corpus
+    from tui_reader.search.ordering import Order
     from tui_reader.search.searcher import Searcher, SearchResult
-    from tui_reader.search.subsets import Sets
+    from tui_reader.search.subsets import Only, Sets
 
 MAX_RESULTS = 20_000  # rows a paged answer grows to as the cursor nears its end
-ALL_TIME_LIMIT = 10.0  # seconds for every match of a query (87k papers: ~0.3 s at most)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +50,8 @@ class Ask:
     marked: frozenset[str]  # bookmarked ids (the bookmarks restriction)
     read: frozenset[str]  # read ids (the unread restriction)
     columns: Callable[[], SortColumns]
+    order: Callable[[], Order | None]  # the view's order for the searcher, built once per sort
+    limit: int = PAGE  # hits wanted: a page, or more as the cursor nears the end
 
 
 def answer(ask: Ask) -> ResultsReady:
@@ -62,55 +65,61 @@ def answer(ask: Ask) -> ResultsReady:
         order = "relevance"
         if view.sort is not Sort.RELEVANCE:
             rows, order = arrange(rows, view.sort, ask.columns()), str(view.sort)
+        rows = _restricted(rows, ask)
     else:
-        result, order = _searched(ask)
+        result = _searched(ask)
+        if _cursor_beyond(ask, result):  # keep the cursor on its paper: load down to it
+            result = _searched(dataclasses.replace(ask, limit=min(result.total, MAX_RESULTS)))
         rows = [h.row for h in result.hits]
-    rows = _restricted(rows, ask)
+        if view.kind is Kind.TYPING:
+            rows = _restricted(rows, ask)  # type-ahead's page, as it is: Enter restricts exactly
+        order = _order_name(result)
     snippets = _snippets(corpus, list(rows[: ask.visible]), result) if result is not None else {}
     return ResultsReady(ask.number, result, rows, order, snippets)
 
 
-def _searched(ask: Ask) -> tuple[SearchResult, str]:
-    """A search's (or similar papers') answer in the view's order, and the order it is in."""
+def _searched(ask: Ask) -> SearchResult:
+    """The searcher's answer to the view: its order and restriction are part of the request
+    (Whoosh sorts and filters; the app never sorts a search's hits)."""
     assert ask.searcher is not None
     view, searcher = ask.view, ask.searcher
-    if view.kind is Kind.SIMILAR:
-        result = searcher.similar(ask.corpus.index_of[view.similar_to])
-        return ordered(ask, result)
     if view.kind is Kind.TYPING:
-        return searcher.search(view.query, SearchMode.TYPING, PAGE, sets=ask.sets), "relevance"
-    result = searcher.search(view.query, SearchMode.ENTER, PAGE, sets=ask.sets)
-    if not result.stopped and len(result.hits) < result.total and _wants_all(view, result):
-        limit = max(len(ask.corpus), 1)
-        result = searcher.search(
-            view.query, SearchMode.ENTER, limit, time_limit=ALL_TIME_LIMIT, sets=ask.sets
-        )
-    return ordered(ask, result)
+        mode = SearchMode.TYPING if ask.limit <= PAGE else SearchMode.MORE
+        return searcher.search(view.query, mode, ask.limit, sets=ask.sets)
+    order, only = ask.order(), restriction(ask)
+    if view.kind is Kind.SIMILAR:
+        return searcher.similar(ask.corpus.index_of[view.similar_to], order=order, only=only)
+    return searcher.search(view.query, SearchMode.ENTER, ask.limit, sets=ask.sets, order=order, only=only)
 
 
-def _wants_all(view: View, result: SearchResult) -> bool:
-    """Every match is needed (not one page): to sort, to restrict, or to put ties in collection order."""
-    scores = [h.score for h in result.hits]
-    tied = len(set(scores)) < 2
-    return view.sort is not Sort.RELEVANCE or view.restriction is not Restriction.ALL or tied
+def _cursor_beyond(ask: Ask, result: SearchResult) -> bool:
+    """The view's cursor paper is a match not in this page (another order of the same answer)."""
+    cursor = ask.view.cursor
+    if not cursor or ask.view.kind is not Kind.SEARCH or len(result.hits) >= result.total:
+        return False
+    restriction = ask.view.restriction
+    if (restriction is Restriction.UNREAD and cursor in ask.read) or (
+        restriction is Restriction.BOOKMARKS and cursor not in ask.marked
+    ):
+        return False  # the view leaves it out
+    return all(h.id != cursor for h in result.hits) and len(result.hits) < MAX_RESULTS
 
 
-def ordered(ask: Ask, result: SearchResult) -> tuple[SearchResult, str]:
-    """The whole result in the view's order ('collection' when relevance has nothing to say)."""
-    import dataclasses
+def restriction(ask: Ask) -> Only | None:
+    """The view's restriction as the searcher applies it (inside the search: exact counts)."""
+    from tui_reader.search.subsets import Only  # Whoosh: loaded by the worker, not at start
 
-    if len(result.hits) < result.total and result.kind != "similar":
-        return result, "relevance"  # a page: relevance order, more pages as the cursor nears the end
-    rows = [h.row for h in result.hits]
-    sort = ask.view.sort
-    if sort is Sort.RELEVANCE:
-        if result.kind == "similar" or len({h.score for h in result.hits}) > 1 or len(rows) < 2:
-            return result, "relevance"
-        rows, order = sorted(rows), "collection"
-    else:
-        rows, order = arrange(rows, sort, ask.columns()), str(sort)
-    by_row = {h.row: h for h in result.hits}
-    return dataclasses.replace(result, hits=[by_row[r] for r in rows]), order
+    if ask.view.restriction is Restriction.BOOKMARKS:
+        return Only(among=ask.marked)
+    if ask.view.restriction is Restriction.UNREAD:
+        return Only(besides=ask.read)
+    return None
+
+
+def _order_name(result: SearchResult) -> str:
+    """The order the hits are in, as the status line names it."""
+    order = getattr(result, "order", "relevance")
+    return "relevance" if order == "ordered" else order
 
 
 def _restricted(rows: Sequence[int], ask: Ask) -> Sequence[int]:
@@ -140,6 +149,7 @@ class SearchFlow:
         self._columns_of: Corpus | None = None
         self._columns_lock = threading.Lock()
         self._loading_more = False
+        self._orders: dict[Sort, tuple[SortColumns, Order | None]] = {}
 
     # -- what the user asked for ----------------------------------------------------------------
     def typed(self, text: str) -> None:
@@ -279,19 +289,29 @@ class SearchFlow:
             return
         if entry.view.similar_to and entry.view.similar_to not in corpus.index_of:
             return
-        marks = frozenset(b.id for b in screen.bookmarks)
-        ask = Ask(
-            number, entry.view, corpus, screen.searcher, screen.search_sets, screen.visible_results(),
-            marks, screen.read, partial(self.columns, corpus),
-        )  # fmt: skip
+        ask = self._ask(entry, number, corpus)
         screen.run_worker(partial(self._work, ask), thread=True, group="search", exit_on_error=False)
 
-    def _work(self, ask: Ask) -> None:
+    def _ask(self, entry: Entry, number: int, corpus: Corpus, limit: int = PAGE) -> Ask:
+        screen = self.screen
+        marks = frozenset(b.id for b in screen.bookmarks)
+        return Ask(
+            number, entry.view, corpus, screen.searcher, screen.search_sets, screen.visible_results(),
+            marks, screen.read, partial(self.columns, corpus),
+            partial(self.order, corpus, entry.view.sort), limit,
+        )  # fmt: skip
+
+    def _work(self, ask: Ask, more: bool = False) -> None:
         try:
-            self.screen.post_message(answer(ask))
+            answered = answer(ask)
+            answered.more = more
+            self.screen.post_message(answered)
         except IndexDamaged as exc:
             mode = SearchMode.TYPING if ask.view.typing else SearchMode.ENTER
             self.screen.post_message(IndexDamagedFound(exc, ask.view.query, mode))
+        finally:
+            if more:
+                self._loading_more = False
 
     def columns(self, corpus: Corpus) -> SortColumns:
         """The per-paper sort keys, built once per collection (in whichever worker needs them
@@ -301,6 +321,22 @@ class SearchFlow:
                 self._columns = SortColumns.build(corpus, self.screen.visit_of)
                 self._columns_of = corpus
             return self._columns
+
+    def order(self, corpus: Corpus, sort: Sort) -> Order | None:
+        """The searcher's Order for ``sort``, one per collection and sort (the same object each
+        time: the searcher caches answers by it)."""
+        if sort is Sort.RELEVANCE:
+            return None
+        from tui_reader.search.ordering import Order
+
+        columns = self.columns(corpus)
+        with self._columns_lock:
+            made = self._orders.get(sort)
+            if made is None or made[0] is not columns:
+                ranks = columns.ranks(sort)
+                made = (columns, Order(str(sort), ranks) if ranks is not None else None)
+                self._orders[sort] = made
+            return made[1]
 
     def waiting(self) -> list[Entry]:
         """Entries still waiting for an answer the index was needed for."""
@@ -323,20 +359,10 @@ class SearchFlow:
         self._loading_more = True
         number = self.model.request(top)
         limit = min(MAX_RESULTS, len(result.hits) * 4)
-        work = partial(self._more, screen.searcher, result, limit, number, screen.search_sets)
-        screen.run_worker(work, thread=True, group="more", exit_on_error=False)
-
-    def _more(self, searcher: Searcher, shown: SearchResult, limit: int, number: int, sets: Sets) -> None:
-        mode = SearchMode.MORE if shown.typing else SearchMode.ENTER
-        try:
-            result = searcher.search(shown.query, mode, limit, sets=sets)
-        except IndexDamaged as exc:
-            self.screen.post_message(IndexDamagedFound(exc, shown.query, mode))
-            return
-        finally:
-            self._loading_more = False
-        rows = [h.row for h in result.hits]
-        self.screen.post_message(ResultsReady(number, result, rows, "relevance", more=True))
+        ask = self._ask(top, number, screen.corpus, limit) if screen.corpus is not None else None
+        if ask is not None:
+            work = partial(self._work, ask, more=True)
+            screen.run_worker(work, thread=True, group="more", exit_on_error=False)
 
     def snippets_wanted(self, rows: list[int]) -> None:
         result, corpus = self.model.top.result, self.screen.corpus

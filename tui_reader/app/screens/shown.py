@@ -22,6 +22,9 @@ from tui_reader.search import querytext
 if TYPE_CHECKING:
     from tui_reader.app.screens.main import MainScreen
     from tui_reader.library.bookmarks import Bookmark
+    from tui_reader.search.searcher import SearchResult
+
+RETRIES = 2  # a request's answer cut short by an older search starting late is asked again
 
 NEEDS_PAPER = frozenset(
     {
@@ -36,6 +39,7 @@ class Shown:
         self.screen = screen
         self._sets: dict[str, frozenset[str]] | None = None
         self._sets_of: tuple[object, object, object] | None = None
+        self._retries: dict[int, int] = {}  # entry -> answers asked again (cut by a stale search)
 
     # -- answers --------------------------------------------------------------------------------
     def answered(self, event: ResultsReady) -> None:
@@ -46,6 +50,8 @@ class Shown:
                 model.top.request = 0
                 screen.search_bar.info("Keep typing…")
             return
+        if self._asked_again(model.waiting_for(event.request), result):
+            return
         entry = model.answer(event.request, result, event.rows, event.order)
         if entry is None:
             return  # nobody waits for it any more
@@ -53,6 +59,17 @@ class Shown:
             screen.search_bar.info(*result_info(entry))
             self.show(entry, snippets=event.snippets)
             screen.facets.shown(entry)
+
+    def _asked_again(self, waiting: Entry | None, result: SearchResult | None) -> bool:
+        """An answer cut short because an older request's search began after it: ask again."""
+        if waiting is None or result is None or result.stopped != "replaced" or result.typing:
+            return False
+        tries = self._retries.get(id(waiting), 0)
+        if tries >= RETRIES:
+            return False
+        self._retries[id(waiting)] = tries + 1
+        self.screen.searching.ask(waiting)
+        return True
 
     def show(self, entry: Entry, snippets: dict | None = None) -> None:
         """Put ``entry`` on screen: its rows, its cursor, its scroll."""
