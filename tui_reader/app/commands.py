@@ -78,8 +78,8 @@ COMMANDS: tuple[Command, ...] = (
         "escape",
         "Back",
         "Back",
-        "Leave the search bar or the detail pane; again: clear the query or the similar papers;"
-        " again: leave the bookmarks or unread view",
+        "Leave the search bar or the detail pane, or drop the selection; again: back to the view"
+        " before (the search, its results, cursor and scroll as you left them)",
         footer=False,
         palette=False,
     ),
@@ -114,7 +114,7 @@ COMMANDS: tuple[Command, ...] = (
         "u",
         "Read",
         "Mark read / unread",
-        "Mark the highlighted paper read, or unread again (shown for a moment, a paper is read)",
+        "Mark the highlighted paper read, or unread again (one you stay on for a moment is read)",
         footer=False,
     ),
     Command(
