@@ -290,6 +290,14 @@ class SearchFlow:
         if entry.view.similar_to and entry.view.similar_to not in corpus.index_of:
             return
         ask = self._ask(entry, number, corpus)
+        view = entry.view
+        if (
+            view.kind is Kind.COLLECTION
+            and view.sort is Sort.RELEVANCE
+            and view.restriction is Restriction.ALL
+        ):
+            screen.projection.answered(answer(ask))  # the collection as it is: nothing to work out
+            return
         screen.run_worker(partial(self._work, ask), thread=True, group="search", exit_on_error=False)
 
     def _ask(self, entry: Entry, number: int, corpus: Corpus, limit: int = PAGE) -> Ask:
