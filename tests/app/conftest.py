@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,10 +14,31 @@ from pilot_helpers import VARIED, browser_script, fake_tool, write_jsonl
 from tui_reader.app.app import ReaderApp
 
 
+@pytest.fixture(scope="session")
+def _seeds_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled seeds' parse cache and index, built once per worker: most tests open the
+    seeds, and each gets a copy of these in its own cache folder (its own files to change)."""
+    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.search.index import SearchIndex
+
+    cache = tmp_path_factory.mktemp("seeds-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(cache))
+        patch.delenv("TUI_READER_CACHE_DIR", raising=False)
+        index = SearchIndex(load_corpus([]))
+        index.ensure()
+        index.close()
+    return cache
+
+
 @pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, _seeds_cache: Path
+) -> None:
     for var in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"):
         monkeypatch.setenv(var, str(tmp_path / var.lower()))
+    if request.node.get_closest_marker("cold_cache") is None:  # a test of building starts empty
+        shutil.copytree(_seeds_cache, tmp_path / "xdg_cache_home")
     monkeypatch.delenv("TUI_READER_CACHE_DIR", raising=False)
     monkeypatch.delenv("TUI_READER_BOOKMARKS", raising=False)
     monkeypatch.delenv("DISPLAY", raising=False)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from pilot_helpers import detail_text, drained, ready, settle, status_text, write_jsonl
 from textual.widgets import Static
 
@@ -82,6 +83,7 @@ async def test_bookmarks_changed_updates_marks_view_status_and_detail(make_app: 
         assert "★" not in status_text(screen)
 
 
+@pytest.mark.cold_cache
 async def test_index_failure_leaves_browsing_working_and_says_so(make_app: MakeApp) -> None:
     blocker = paths.cache_dir() / "index"
     blocker.parent.mkdir(parents=True, exist_ok=True)

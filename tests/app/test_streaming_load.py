@@ -147,6 +147,7 @@ async def test_a_cached_collection_opens_without_streaming(make_app: MakeApp, co
         assert "Paper 000 on topic 0" in detail_text(app)
 
 
+@pytest.mark.cold_cache
 async def test_closing_while_loading_stops_the_parse_and_leaves_no_temp_file(
     make_app: MakeApp, collection: Path, gate: Gate
 ) -> None:

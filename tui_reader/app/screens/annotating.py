@@ -57,6 +57,7 @@ class Annotator:
         screen = self.screen
         papers = screen.papers
         papers.selected = frozenset(screen.selected)
+        papers.refresh()
 
     # -- bookmarks ------------------------------------------------------------------------------
     def toggle_bookmark(self) -> None:

@@ -57,7 +57,10 @@ class ReadTracker:
         self._cancel()
 
     def highlighted(self, row: int | None) -> None:
-        corpus = self.screen.corpus
+        screen = self.screen
+        corpus = screen.corpus
+        if row != screen.papers.highlighted_row:
+            return  # a message from before the list was filled again: not a move
         if corpus is not None and row is not None and corpus.ids[row] != self.landing:
             self.landing = None  # the user moved: from now on, what is on screen is read
         self.schedule()

@@ -10,133 +10,26 @@ in the view's order (the searcher sorts, see ``ordered``).
 
 from __future__ import annotations
 
-import dataclasses
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.widgets import Input
 
-from tui_reader.app.messages import IndexDamagedFound, ResultsReady, Snippet, SnippetsReady
+from tui_reader.app.messages import IndexDamagedFound, SnippetsReady
 from tui_reader.app.model import Entry, Kind, Restriction, Sort, View
+from tui_reader.app.screens.answers import MAX_RESULTS, Ask, answer, snippets
 from tui_reader.corpus.text import clean_label
 from tui_reader.errors import IndexDamaged
-from tui_reader.library.sorting import SortColumns, arrange, next_sort, sort_label
+from tui_reader.library.sorting import SortColumns, next_sort, sort_label
 from tui_reader.search.modes import PAGE, SearchMode
 
 if TYPE_CHECKING:
     from tui_reader.app.screens.main import MainScreen
     from tui_reader.corpus.corpus import Corpus
     from tui_reader.search.ordering import Order
-    from tui_reader.search.searcher import Searcher, SearchResult
-    from tui_reader.search.subsets import Only, Sets
-
-MAX_RESULTS = 20_000  # rows a paged answer grows to as the cursor nears its end
-
-
-@dataclass(frozen=True, slots=True)
-class Ask:
-    """One request, with a copy of everything the worker needs."""
-
-    number: int
-    view: View
-    corpus: Corpus
-    searcher: Searcher | None
-    sets: Sets
-    visible: int  # result rows on screen: their snippets come with the answer
-    marked: frozenset[str]  # bookmarked ids (the bookmarks restriction)
-    read: frozenset[str]  # read ids (the unread restriction)
-    columns: Callable[[], SortColumns]
-    order: Callable[[], Order | None]  # the view's order for the searcher, built once per sort
-    limit: int = PAGE  # hits wanted: a page, or more as the cursor nears the end
-
-
-def answer(ask: Ask) -> ResultsReady:
-    """The rows ``ask.view`` lists, worked out in a worker thread."""
-    view, corpus = ask.view, ask.corpus
-    result: SearchResult | None = None
-    if view.kind is Kind.COLLECTION:
-        rows: Sequence[int] = range(len(corpus))
-        if view.restriction is Restriction.BOOKMARKS and view.sort is Sort.RELEVANCE:
-            rows = sorted(corpus.index_of[i] for i in ask.marked if i in corpus.index_of)
-        order = "relevance"
-        if view.sort is not Sort.RELEVANCE:
-            rows, order = arrange(rows, view.sort, ask.columns()), str(view.sort)
-        rows = _restricted(rows, ask)
-    else:
-        result = _searched(ask)
-        if _cursor_beyond(ask, result):  # keep the cursor on its paper: load down to it
-            result = _searched(dataclasses.replace(ask, limit=min(result.total, MAX_RESULTS)))
-        rows = [h.row for h in result.hits]
-        if view.kind is Kind.TYPING:
-            rows = _restricted(rows, ask)  # type-ahead's page, as it is: Enter restricts exactly
-        order = _order_name(result)
-    snippets = _snippets(corpus, list(rows[: ask.visible]), result) if result is not None else {}
-    return ResultsReady(ask.number, result, rows, order, snippets)
-
-
-def _searched(ask: Ask) -> SearchResult:
-    """The searcher's answer to the view: its order and restriction are part of the request
-    (Whoosh sorts and filters; the app never sorts a search's hits)."""
-    assert ask.searcher is not None
-    view, searcher = ask.view, ask.searcher
-    if view.kind is Kind.TYPING:
-        mode = SearchMode.TYPING if ask.limit <= PAGE else SearchMode.MORE
-        return searcher.search(view.query, mode, ask.limit, sets=ask.sets)
-    order, only = ask.order(), restriction(ask)
-    if view.kind is Kind.SIMILAR:
-        return searcher.similar(ask.corpus.index_of[view.similar_to], order=order, only=only)
-    return searcher.search(view.query, SearchMode.ENTER, ask.limit, sets=ask.sets, order=order, only=only)
-
-
-def _cursor_beyond(ask: Ask, result: SearchResult) -> bool:
-    """The view's cursor paper is a match not in this page (another order of the same answer)."""
-    cursor = ask.view.cursor
-    if not cursor or ask.view.kind is not Kind.SEARCH or len(result.hits) >= result.total:
-        return False
-    restriction = ask.view.restriction
-    if (restriction is Restriction.UNREAD and cursor in ask.read) or (
-        restriction is Restriction.BOOKMARKS and cursor not in ask.marked
-    ):
-        return False  # the view leaves it out
-    return all(h.id != cursor for h in result.hits) and len(result.hits) < MAX_RESULTS
-
-
-def restriction(ask: Ask) -> Only | None:
-    """The view's restriction as the searcher applies it (inside the search: exact counts)."""
-    from tui_reader.search.subsets import Only  # Whoosh: loaded by the worker, not at start
-
-    if ask.view.restriction is Restriction.BOOKMARKS:
-        return Only(among=ask.marked)
-    if ask.view.restriction is Restriction.UNREAD:
-        return Only(besides=ask.read)
-    return None
-
-
-def _order_name(result: SearchResult) -> str:
-    """The order the hits are in, as the status line names it."""
-    order = getattr(result, "order", "relevance")
-    return "relevance" if order == "ordered" else order
-
-
-def _restricted(rows: Sequence[int], ask: Ask) -> Sequence[int]:
-    restriction, ids = ask.view.restriction, ask.corpus.ids
-    if restriction is Restriction.BOOKMARKS:
-        return [r for r in rows if ids[r] in ask.marked]
-    if restriction is Restriction.UNREAD:
-        return [r for r in rows if ids[r] not in ask.read]
-    return rows
-
-
-def _snippets(corpus: Corpus, rows: list[int], result: SearchResult | None) -> dict[int, Snippet]:
-    if result is None or not result.terms:
-        return {}
-    from tui_reader.search.highlight import snippet
-
-    return {r: snippet(corpus.abstract(r), result.terms) for r in rows}
+    from tui_reader.search.searcher import SearchResult
 
 
 class SearchFlow:
@@ -379,7 +272,7 @@ class SearchFlow:
             self.screen.run_worker(work, thread=True, group="snippets", exclusive=True, exit_on_error=False)
 
     def _cut(self, corpus: Corpus, rows: list[int], result: SearchResult) -> None:
-        self.screen.post_message(SnippetsReady(_snippets(corpus, rows, result), result))
+        self.screen.post_message(SnippetsReady(snippets(corpus, rows, result), result))
 
 
 def result_info(entry: Entry) -> tuple[Content, bool]:

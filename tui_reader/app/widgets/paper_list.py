@@ -197,9 +197,6 @@ class PaperList(ScrollView, can_focus=True):
             return False
         return True
 
-    def watch_selected(self) -> None:
-        self.refresh()
-
     def watch_marked(self) -> None:
         self.refresh()
 
