@@ -31,9 +31,11 @@ class Facets:
             if screen.focused is panel:
                 screen.papers.focus()
             panel.display = False
+            screen.set_class(False, "-facets")
             self._counted = None
             return
         panel.display = True
+        screen.set_class(True, "-facets")
         panel.focus()
         self.refresh()
 

@@ -56,6 +56,8 @@ class Shown:
         if entry is None:
             return  # nobody waits for it any more
         if entry is model.top:
+            if entry.view.kind is Kind.SIMILAR:
+                screen.search_bar.set_value("")  # the list is not that query's answer now
             screen.search_bar.info(*result_info(entry))
             self.show(entry, snippets=event.snippets)
             screen.facets.shown(entry)
