@@ -88,3 +88,21 @@ async def test_what_cannot_run_is_hidden_from_the_footer_and_the_palette(make_ap
         assert screen.result is not None and screen.result.suggestion
         assert screen.check_action("accept_suggestion", ()) is True
         assert isinstance(screen.query_one(ReaderFooter), ReaderFooter)
+
+
+async def test_a_key_right_after_enter_goes_to_the_list_not_into_the_bar(make_app: MakeApp) -> None:
+    """`/robot` Enter S typed faster than the screen answers: S sorts, it is not typed."""
+    from textual import events
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("slash", *"diffusion")
+        app.post_message(events.Key("enter", "\r"))  # both queued before either is handled
+        app.post_message(events.Key("S", "S"))
+        await drained(pilot)
+        await pilot.pause(0.2)
+        await drained(pilot)
+        assert screen.search_bar.value == "diffusion"
+        assert screen.result is not None and screen.result.query == "diffusion"
+        assert screen.model.view.sort == "year" and screen.order == "year"

@@ -26,6 +26,9 @@ class SearchBar(Vertical):
     BINDINGS = [
         Binding("up", "history_back", "Earlier search", show=False),
         Binding("down", "history_forward", "Later search", show=False),
+        # priority: handled while the App takes this key, so the keys typed right after Enter
+        # (S, j) already go to the list, not into the bar
+        Binding("enter", "submit", "Search", show=False, priority=True),
     ]
     DEFAULT_CSS = """
     SearchBar { height: auto; }
@@ -125,3 +128,17 @@ class SearchBar(Vertical):
         event.stop()
         self._cancel()
         self.post_message(self.QuerySubmitted(event.value))
+
+    def action_submit(self) -> None:
+        """Enter: the search goes out, and the focus leaves the bar at once (the list is the
+        next focusable widget; the screen's handler keeps it there)."""
+        self._cancel()
+        self.post_message(self.QuerySubmitted(self.input.value))
+        screen = self.screen
+        after = (
+            screen.focus_chain[screen.focus_chain.index(self.input) + 1 :]
+            if self.input in screen.focus_chain
+            else []
+        )
+        if after:
+            screen.set_focus(after[0])
