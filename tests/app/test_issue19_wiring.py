@@ -106,3 +106,45 @@ async def test_a_key_right_after_enter_goes_to_the_list_not_into_the_bar(make_ap
         assert screen.search_bar.value == "diffusion"
         assert screen.result is not None and screen.result.query == "diffusion"
         assert screen.model.view.sort == "year" and screen.order == "year"
+
+
+async def test_findings_11_12_13_in_the_reader(make_app: MakeApp, tmp_path: Path) -> None:
+    """A title typed as words comes first, author: and "Last, First" work, and "did you mean"
+    mends both misspelt words as titles spell them, finding papers when accepted."""
+    from pilot_helpers import write_jsonl
+
+    def paper(title: str, authors: list[str], abstract: str) -> dict[str, object]:
+        return {"title": title, "authors": authors, "abstract": abstract}
+
+    records = [
+        paper(f"Attention for task {n}", ["Ada Lovelace"], "Attention is what you need, all of it, we show.")
+        for n in range(6)
+    ]
+    records += [
+        paper("Attention is All you Need", ["Ashish Vaswani"], "A transformer built on attention."),
+        paper("Samy and Yoshua", ["Samy Bengio", "Yoshua Bengio"], "Learning deep models."),
+        paper("Only Yoshua", ["Yoshua Bengio"], "Deep learning of representations."),
+        paper("Transformer diffusion models", ["Grace Hopper"], "A transformer for diffusion models."),
+    ]
+    records += [
+        paper(f"Transformer {n}", ["Alan Turing"], f"Transformer diffusion study {n}.") for n in range(6)
+    ]
+    app = make_app(write_jsonl(tmp_path / "titles.jsonl", records))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        corpus = screen.corpus
+        assert corpus is not None
+        await enter_query(pilot, "attention is all you need")
+        assert corpus.titles[screen.papers.rows[0]] == "Attention is All you Need"
+        await enter_query(pilot, "author:bengio")
+        assert screen.result is not None and screen.result.total == 2
+        await enter_query(pilot, 'authors:"Bengio, Yoshua"')
+        assert screen.result is not None and screen.result.total == 2
+        await enter_query(pilot, 'authors:"Bengio Yoshua"')  # across two names: no match
+        assert screen.result is not None and screen.result.total == 0
+        await enter_query(pilot, "tranformer difusion")
+        assert screen.result is not None and screen.result.suggestion == "transformer diffusion"
+        await pilot.press("ctrl+y")
+        await drained(pilot)
+        assert screen.result is not None and screen.result.query == "transformer diffusion"
+        assert screen.result.total >= 7 and screen.result.suggestion is None
