@@ -1,8 +1,8 @@
 """Issue 19's trial findings 1, 2, 3, 4 and 6 and its "also wanted" items, driven as a user drives
 the reader (Pilot keys and resizes) on a small real collection with a real index.
 
-Each test reproduces a finding on the code the issue was filed against and is marked
-``xfail(strict=True)`` until the views redesign lands; the assertions read only what the user
+Each test reproduced its finding on the code the issue was filed against (a6895b3: they were
+strict xfails there) and passes on the views redesign; the assertions read only what the user
 sees or what persists (the list's rows, cursor and scroll, the search bar, the detail pane, the
 status line, the notices and toasts, read.json and the bookmarks file).
 """
