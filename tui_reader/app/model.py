@@ -90,6 +90,7 @@ class Entry:
     request: int = 0  # the number of the answer it waits for (0: none)
     order: str = "relevance"  # the order the list is in now ('collection' when scores tie)
     rows: Any = None  # the corpus rows shown, once worked out (None: not yet)
+    retries: int = 0  # answers asked again because an older request's search cut them short
 
     @property
     def waiting(self) -> bool:

@@ -213,8 +213,9 @@ def _bookmark(
 
 
 @contextlib.contextmanager
-def _no_collections() -> Iterator[None]:
-    """Reading 50,000 bookmarks makes no cycles, but would trigger a hundred collections."""
+def no_collections() -> Iterator[None]:
+    """Reading 50,000 bookmarks (or making their papers) makes no cycles, but would trigger a
+    hundred collections, which hold the GIL, and so the UI thread, for a second or more."""
     collecting = gc.isenabled()
     gc.disable()
     try:

@@ -36,10 +36,10 @@ from tui_reader.library.bookmark import (
     Bookmark,
     BookmarksNotSaved,
     _check,
-    _no_collections,
     _now,
     _parse,
     _Parsed,
+    no_collections,
     normalise_tags,
 )
 from tui_reader.library.jsonstore import (
@@ -97,7 +97,7 @@ class BookmarkStore:
     # -- reading ----------------------------------------------------------------------------
     def reload(self) -> None:
         """Re-read the file (another process may have changed it)."""
-        with _no_collections():
+        with no_collections():
             self._reload()
 
     def _reload(self) -> None:
@@ -191,7 +191,7 @@ class BookmarkStore:
             gone.update(before - {m.snapshot_ref for m in parsed.items.values()} - {""})
             return result
 
-        with _no_collections():
+        with no_collections():
             result = self._store.update(
                 edit, write=changed, reuse=touched is not None, after=lambda: self._packs.drop(gone)
             )

@@ -49,7 +49,6 @@ from tui_reader.app.screens.library_model import (
     detail_content,
     filled,
     listed,
-    no_collections,
     ordered,
     short,
     shown_paper,
@@ -58,6 +57,7 @@ from tui_reader.app.tmux import terminal_copy_problem
 from tui_reader.app.widgets.paper_detail import PaperDetail
 from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.text import clean_label
+from tui_reader.library.bookmark import no_collections
 from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
 from tui_reader.library.citation import citation
 from tui_reader.library.clipboard import CopyOutcome, copy_text

@@ -9,9 +9,7 @@ shown as Content or Segments (never markup).
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Callable, Container, Iterator, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, replace
 
 from rich.cells import cell_len
@@ -89,20 +87,6 @@ def widest_tags(entries: Sequence[Entry]) -> int:
     """Cells of the widest tags among the entries (up to WIDEST): the tags column's width. A
     pass over them all: done in the worker."""
     return max((min(WIDEST, cell_len(e.tags[:WIDEST])) for e in entries if e.tags), default=0)
-
-
-@contextlib.contextmanager
-def no_collections() -> Iterator[None]:
-    """Making thousands of entries and papers makes no cycles but can set off full
-    collections, which hold the GIL, and so the UI thread, for a second or more (1.4-1.9 s
-    measured with 50,000 snapshots read at once). As bookmark.py does while it reads the file."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def ordered(entries: Sequence[Entry]) -> list[Entry]:

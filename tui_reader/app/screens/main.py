@@ -2,7 +2,7 @@
 change it, one concern each (loading.py, searching.py, reading.py, session.py, faceting.py,
 annotating.py, sharing.py, exporting.py); it hands each message and key to the one it concerns.
 
-State flows one way: a key or a worker's message changes the model; ``show_entry`` projects the
+State flows one way: a key or a worker's message changes the model; ``Shown.show`` projects the
 top entry onto the reactives below; the widgets are bound to those reactives (``data_bind``) or
 redrawn by their watchers. No collaborator draws by hand.
 """
@@ -34,6 +34,7 @@ from tui_reader.app.screens.sharing import Sharing
 from tui_reader.app.screens.shown import Shown
 from tui_reader.app.widgets.facets import FacetPanel
 from tui_reader.app.widgets.footer import ReaderFooter
+from tui_reader.app.widgets.notices import one_line
 from tui_reader.app.widgets.paper_detail import PaperDetail
 from tui_reader.app.widgets.paper_list import PaperList
 from tui_reader.app.widgets.search_bar import SearchBar
@@ -169,12 +170,9 @@ class MainScreen(Screen[None]):
     ) -> None:
         """Every notice: one line (the newest replaces the others), never markup, controls made
         visible. Whole sentences go to the log."""
-        text = clean_text(" ".join(message.split()))
-        self.log.info(f"{severity}: {text}")
+        self.log.info(f"{severity}: {clean_text(message)}")
         limit = NOTICE_LIMIT if severity == "information" else 3 * NOTICE_LIMIT  # a path must show whole
-        if len(text) > limit:
-            cut = text[: limit - 1].rsplit(" ", 1)[0]
-            text = cut.rstrip(" ,;:(") + "…"
+        text = one_line(message, limit)
         app = self.app
         for older in [n for n in app._notifications if n.severity == "information"]:
             app._unnotify(older, refresh=False)  # one information line at a time; problems stay
@@ -193,13 +191,10 @@ class MainScreen(Screen[None]):
         the answer comes."""
         self.view, self.sort = entry.view.restriction, entry.view.sort
         if entry.rows is not None:
-            self.show_entry(entry)
+            self.projection.show(entry)
 
     def show_popped(self, entry: Entry | None, cursor: str = "") -> None:
         self.searching.show_popped(entry, cursor)
-
-    def show_entry(self, entry: Entry) -> None:
-        self.projection.show(entry)
 
     # -- messages -------------------------------------------------------------------------------
     @on(m.CorpusGrowing)

@@ -239,11 +239,6 @@ class SearchFlow:
                 self._orders[sort] = made
             return made[1]
 
-    def waiting(self) -> list[Entry]:
-        """Entries still waiting for an answer the index was needed for."""
-        return [e for e in self.model.stack if e.waiting]
-
-    # -- pages and snippets ---------------------------------------------------------------------
     def near_end(self) -> None:
         """Paged answers grow as the cursor nears the end of what is loaded."""
         screen, top = self.screen, self.model.top

@@ -39,7 +39,6 @@ class Shown:
         self.screen = screen
         self._sets: dict[str, frozenset[str]] | None = None
         self._sets_of: tuple[object, object, object] | None = None
-        self._retries: dict[int, int] = {}  # entry -> answers asked again (cut by a stale search)
 
     # -- answers --------------------------------------------------------------------------------
     def answered(self, event: ResultsReady) -> None:
@@ -66,10 +65,9 @@ class Shown:
         """An answer cut short because an older request's search began after it: ask again."""
         if waiting is None or result is None or result.stopped != "replaced" or result.typing:
             return False
-        tries = self._retries.get(id(waiting), 0)
-        if tries >= RETRIES:
+        if waiting.retries >= RETRIES:
             return False
-        self._retries[id(waiting)] = tries + 1
+        waiting.retries += 1
         self.screen.searching.ask(waiting)
         return True
 
