@@ -148,3 +148,25 @@ async def test_findings_11_12_13_in_the_reader(make_app: MakeApp, tmp_path: Path
         await drained(pilot)
         assert screen.result is not None and screen.result.query == "transformer diffusion"
         assert screen.result.total >= 7 and screen.result.suggestion is None
+
+
+async def test_b_on_a_selection_never_removes_a_bookmark_another_instance_made(
+    make_app: MakeApp, bookmarks_path: Path
+) -> None:
+    """The selection is bookmarked in one write against the file as it is now: a paper another
+    reader bookmarked meanwhile stays bookmarked (a toggle would have removed it)."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        assert screen.corpus is not None
+        first, second = screen.corpus.paper(0), screen.corpus.paper(1)
+        BookmarkStore(bookmarks_path).add(first.id, first.title, snapshot=first)  # another instance
+        await pilot.press("v", "v", "b")
+        await drained(pilot)
+        assert BookmarkStore(bookmarks_path).ids() == {first.id, second.id}
+        await pilot.press("t")  # the selection stays: t adds the tag to both
+        await pilot.pause()
+        await pilot.press(*"toread", "enter")
+        await drained(pilot)
+        marks = {m.id: m.tags for m in BookmarkStore(bookmarks_path).all()}
+        assert marks == {first.id: ["toread"], second.id: ["toread"]}

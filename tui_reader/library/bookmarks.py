@@ -19,7 +19,7 @@ refuses a version-3 file. What this version does not know is kept.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -220,6 +220,29 @@ class BookmarkStore:
             return mark
 
         return self._change(apply, touched=(pid,))
+
+    def add_many(self, papers: Sequence[Paper]) -> int:
+        """Bookmark every paper, in one write against the file as it is now; a paper already
+        bookmarked (here or by another instance) is kept as it is. How many were new."""
+
+        def apply(items: dict[str, Bookmark]) -> int:
+            new = [p for p in papers if p.id not in items]
+            for paper in new:
+                self._ensure(items, paper.id, paper.title, paper)
+            return len(new)
+
+        return self._change(apply, bool, touched=tuple(p.id for p in papers))
+
+    def add_tags_many(self, papers: Sequence[Paper], tags: Iterable[str]) -> None:
+        """Add tags to every paper (bookmarking those that are not), in one write."""
+        wanted = normalise_tags(tags)
+
+        def apply(items: dict[str, Bookmark]) -> None:
+            for paper in papers:
+                mark = self._ensure(items, paper.id, paper.title, paper)
+                mark.tags = normalise_tags([*mark.tags, *wanted])
+
+        self._change(apply, touched=tuple(p.id for p in papers))
 
     def remove(self, pid: str) -> bool:
         """True if it was bookmarked (nothing is written when it was not)."""

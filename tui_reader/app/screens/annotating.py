@@ -82,14 +82,11 @@ class Annotator:
 
     def _bookmark_all(self, store: BookmarkStore, papers: list[Paper]) -> None:
         """Every selected paper bookmarked (none is removed: ``b`` on one paper does that)."""
-        added = 0
         try:
-            for paper in papers:
-                if store.get(paper.id) is None:
-                    store.toggle(paper.id, paper.title, snapshot=paper)
-                    added += 1
+            added = store.add_many(papers)
         except (ReadOnlyStore, OSError) as exc:
             self.screen.post_message(BookmarksNotSaved("Bookmarks", exc))
+            return
         noun = "paper" if added == 1 else "papers"
         self.screen.post_message(BookmarksChanged(f"Bookmarked {added:,} selected {noun}."))
 
@@ -165,10 +162,10 @@ class Annotator:
     def _save_tags(self, store: BookmarkStore, papers: list[Paper], tags: list[str]) -> None:
         try:
             now: list[str] = []
-            for paper in papers:
-                had = store.get(paper.id)
-                given = tags if len(papers) == 1 else sorted({*(had.tags if had else []), *tags})
-                now = store.set_tags(paper.id, given, paper.title, snapshot=paper).tags
+            if len(papers) == 1:  # ``t`` on one paper edits its tags; on a selection it adds them
+                now = store.set_tags(papers[0].id, tags, papers[0].title, snapshot=papers[0]).tags
+            else:
+                store.add_tags_many(papers, tags)
         except (ReadOnlyStore, OSError) as exc:
             self.screen.post_message(BookmarksNotSaved("Tags", exc))
             return
