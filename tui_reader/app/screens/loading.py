@@ -24,6 +24,7 @@ from tui_reader.app.messages import (
     LoadFailed,
 )
 from tui_reader.app.progress import OverallProgress
+from tui_reader.app.widgets.notices import sentence
 from tui_reader.corpus.columns import title_only
 from tui_reader.corpus.corpus import load_corpus
 from tui_reader.corpus.text import clean_label
@@ -209,11 +210,3 @@ class Loader:
         screen.index_state = "rebuilding"
         screen.model.request(screen.model.top)  # the top view waits for the rebuilt index
         self.prepare_index(screen.corpus, rebuild=True)
-
-
-def sentence(text: str) -> str:
-    """A clause from a lower layer ("the index was damaged; rebuilt it") as a sentence to show."""
-    text = clean_label(text.strip())
-    if not text:
-        return text
-    return text[0].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from textual.timer import Timer
 
 from tui_reader.app.messages import NotSaved, ReadMarked
-from tui_reader.app.screens.loading import sentence
+from tui_reader.app.widgets.notices import sentence
 from tui_reader.library.bookmarks import ReadOnlyStore
 
 if TYPE_CHECKING:

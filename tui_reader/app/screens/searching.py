@@ -195,7 +195,7 @@ class SearchFlow:
 
     def _ask(self, entry: Entry, number: int, corpus: Corpus, limit: int = PAGE) -> Ask:
         screen = self.screen
-        marks = frozenset(b.id for b in screen.bookmarks)
+        marks = screen.search_sets["bookmarked"]  # made once per change of the bookmarks
         return Ask(
             number, entry.view, corpus, screen.searcher, screen.search_sets, screen.visible_results(),
             marks, screen.read, partial(self.columns, corpus),

@@ -80,7 +80,9 @@ class Shown:
         if corpus is None or entry.rows is None:
             return
         rows = entry.rows
-        elsewhere = sum(1 for b in screen.bookmarks if b.id not in corpus.index_of)
+        elsewhere = 0  # bookmarks of other collections: counted only where the view shows bookmarks
+        if entry.view.restriction is Restriction.BOOKMARKS:
+            elsewhere = sum(1 for b in screen.bookmarks if b.id not in corpus.index_of)
         papers.empty_text = empty_text(entry, elsewhere)
         if entry.view.restriction is Restriction.BOOKMARKS and elsewhere and not entry.view.query:
             noun = "bookmark is" if elsewhere == 1 else "bookmarks are"

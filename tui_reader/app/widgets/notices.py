@@ -43,3 +43,11 @@ def fit_words(text: str, width: int) -> str:
     if splits_word and cut >= (width - 1) // 2:
         room = room[:cut]
     return room.rstrip(" ,;:·-–—") + "…"
+
+
+def sentence(text: str) -> str:
+    """A clause from a lower layer ("the index was damaged; rebuilt it") as a sentence to show."""
+    text = clean_label(text.strip())
+    if not text:
+        return text
+    return text[0].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
