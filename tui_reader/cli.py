@@ -24,6 +24,7 @@ from tui_reader.cli_output import (
     OutputError,
     checked_stdout,
     discard_stdout,
+    hit_fields,
     reserve_standard_fds,
     write_search_json,
 )
@@ -35,7 +36,7 @@ from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
 
 if TYPE_CHECKING:
     from tui_reader.search.index import SearchIndex
-    from tui_reader.search.searcher import Hit, Searcher
+    from tui_reader.search.searcher import Searcher
 
 SUBCOMMANDS = ("list", "search", "index", "bookmarks", "config", "export")
 
@@ -227,7 +228,7 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
         result = searcher.search(args.query, SearchMode.ENTER, args.limit, time_limit=seconds, sets=sets)
     if result.notice:
         print(f"tui-reader: {clean_label(result.notice)}", file=sys.stderr)
-    hits = (_hit_fields(corpus, found, result.terms) for found in result.hits)  # each when written
+    hits = (hit_fields(corpus, found, result.terms) for found in result.hits)  # each when written
     if args.json:
         write_search_json(args.query, result, hits)
         return 0
@@ -241,23 +242,6 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
         print(f"\n{n:>3}. {hit['title']}\n     id {hit['id']}  score {hit['score']:.2f}")
         print(f"     {hit['snippet']}")
     return 0
-
-
-def _hit_fields(corpus: Corpus, found: Hit, terms: frozenset[str]) -> dict[str, object]:
-    from tui_reader.search.highlight import snippet
-
-    paper = corpus.paper(found.row)
-    text, _spans = snippet(paper.abstract, terms)
-    return {
-        "id": paper.id,
-        "title": paper.title,
-        "score": round(found.score, 4),
-        "venue": paper.venue,
-        "year": paper.year,
-        "snippet": text,
-        "abstract": paper.abstract,
-        "sources": paper.sources,
-    }
 
 
 def cmd_index(args: argparse.Namespace, corpus: Corpus) -> int:

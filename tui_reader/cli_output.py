@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from tui_reader.corpus.text import json_escapes, safe_json
 
 if TYPE_CHECKING:
+    from tui_reader.corpus.corpus import Corpus
+    from tui_reader.search.results import Hit
     from tui_reader.search.searcher import SearchResult
 
 
@@ -153,3 +155,21 @@ def write_search_json(query: str, result: SearchResult, hits: Iterable[dict[str,
         out.write(sep + json_escapes(_indented(hit, 2)))
         sep = ",\n    "
     out.write("]\n}\n" if sep == "\n    " else "\n  ]\n}\n")
+
+
+def hit_fields(corpus: Corpus, found: Hit, terms: frozenset[str]) -> dict[str, object]:
+    """One hit as `search --json` writes it: the shape every command that lists papers shares."""
+    from tui_reader.search.highlight import snippet
+
+    paper = corpus.paper(found.row)
+    text, _spans = snippet(paper.abstract, terms)
+    return {
+        "id": paper.id,
+        "title": paper.title,
+        "score": round(found.score, 4),
+        "venue": paper.venue,
+        "year": paper.year,
+        "snippet": text,
+        "abstract": paper.abstract,
+        "sources": paper.sources,
+    }
