@@ -165,3 +165,47 @@ def test_generated_phrases(
         and_q = query.And([query.Term("body", w) for w in words])
         check(index, and_q, blocks_np.conjoined(s, [("body", w) for w in words]))
         assert np.all(np.diff(blocks_np.term(s, "body", words[0]).docnums) > 0)
+
+
+def test_blocks_of_different_widths_and_kinds(tmp_path: Path) -> None:
+    """One posting list whose blocks differ in docnum width (gaps of 300 papers), position width
+    (a word 300 tokens in), weight kind (all ones, then whole numbers) and lengths: the whole-list
+    decode (columns.py) scatters each into place."""
+    from tui_reader.search.fast import columns
+    from tui_reader.search.fast.codec import HEAD, MAGIC
+
+    docs = []
+    for i in range(700):
+        if i < 16:
+            body = "ww " + "xx " * (i * 40)
+        elif i % 300 == 0 or i > 680:
+            body = "pad " * 300 + "ww ww"
+        else:
+            body = "xx"
+        docs.append({"id": str(i), "body": body})
+    index = write(tmp_path / "np", docs, [NpCodec(blocklimit=8)])
+    with index.searcher() as s:
+        reader = s.reader()
+        arrays = blocks_np.block_arrays(reader, "body", "ww")
+        m = reader.postings("body", "ww")
+        buf = m._postfile.get(m._startoffset, m._length[0] if isinstance(m._length, tuple) else m._length)
+        rows = []
+        while m.is_active():
+            rows.append((m.id(), m.weight(), m.value_as("positions")))
+            m.next()
+    assert buf[:4] == MAGIC
+    heads, pos = [], 4
+    while True:
+        heads.append(HEAD.unpack_from(buf, pos))
+        pos += HEAD.size + heads[-1][0]
+        if heads[-1][10] & 1:
+            break
+    assert len({h[7] for h in heads}) > 1 and len({h[8] for h in heads}) > 1  # id widths, weight kinds
+    cols = columns.read(buf)
+    assert cols.deltas is not None and int(cols.deltas.max()) >= 256  # two-byte position deltas too
+    assert arrays.ids.tolist() == [r[0] for r in rows]
+    assert arrays.weights.tolist() == [r[1] for r in rows]
+    assert arrays.positions is not None and arrays.offsets is not None
+    assert [arrays.positions[a:b].tolist() for a, b in itertools.pairwise(arrays.offsets.tolist())] == [
+        r[2] for r in rows
+    ]

@@ -21,7 +21,8 @@ from whoosh import scoring
 from whoosh.matching.wrappers import FilterMatcher
 from whoosh.util.numeric import byte_to_length, length_to_byte
 
-from tui_reader.search.fast.codec import NpLeafMatcher, posting_list
+from tui_reader.search.fast import columns
+from tui_reader.search.fast.codec import NpLeafMatcher
 
 LENGTHS = np.array([byte_to_length(i) for i in range(256)], dtype=np.float64)
 EMPTY_I = np.zeros(0, np.int64)
@@ -83,23 +84,16 @@ def block_arrays(reader: Any, fieldname: str, text: str | bytes) -> TermArrays:
 
 
 def from_blocks(buf: bytes, has_positions: bool) -> TermArrays:
-    blocks = posting_list(buf)
-    ids = np.concatenate([b.ids for b in blocks])
-    weights = np.concatenate([b.weights for b in blocks])
-    lengths = np.concatenate(
-        [b.lengths if b.lengths is not None else np.zeros(b.ids.size, np.uint8) for b in blocks]
-    )
+    cols = columns.read(buf)
     if not has_positions:
-        return TermArrays(ids, weights, lengths, None, None)
-    if any(b.deltas is None for b in blocks):
+        return TermArrays(cols.ids, cols.weights, cols.lengths, None, None)
+    if cols.counts is None or cols.deltas is None:
         raise ValueError("a positions field without array positions")
-    counts = np.concatenate([b.counts for b in blocks if b.counts is not None])
-    deltas = np.concatenate([b.deltas for b in blocks if b.deltas is not None])
-    offsets = np.zeros(counts.size + 1, np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    running = np.cumsum(deltas)  # W3's deltas restart at each posting: take off what came before
+    offsets = np.zeros(cols.counts.size + 1, np.int64)
+    np.cumsum(cols.counts, out=offsets[1:])
+    running = np.cumsum(cols.deltas)  # W3's deltas restart at each posting: take off what came before
     before = np.concatenate(([0], running))[offsets[:-1]]
-    return TermArrays(ids, weights, lengths, running - np.repeat(before, counts), offsets)
+    return TermArrays(cols.ids, cols.weights, cols.lengths, running - np.repeat(before, cols.counts), offsets)
 
 
 def by_matcher(reader: Any, fieldname: str, m: Any, has_positions: bool) -> TermArrays:

@@ -63,10 +63,17 @@ class Block:
     starts: np.ndarray | None = None  # first delta of each posting in ``deltas``, then the end
     deltas: np.ndarray | None = None  # position deltas as W3 encodes them, all postings
     raw: list[bytes] | None = None  # V_RAW: the values as given
+    lists: tuple[list[int], list[int]] | None = None  # every posting's positions, and starts
 
     def positions(self, i: int) -> list[int]:
-        assert self.deltas is not None and self.starts is not None
-        return np.cumsum(self.deltas[self.starts[i] : self.starts[i + 1]]).tolist()
+        """Posting i's positions: the block's are decoded at once on the first call."""
+        if self.lists is None:
+            assert self.deltas is not None and self.starts is not None and self.counts is not None
+            running = np.cumsum(self.deltas)
+            before = np.concatenate(([0], running))[self.starts[:-1]]
+            self.lists = (running - np.repeat(before, self.counts)).tolist(), self.starts.tolist()
+        flat, starts = self.lists
+        return flat[starts[i] : starts[i + 1]]
 
     def value(self, i: int, fixedsize: int | None) -> bytes | None:
         if self.vkind == V_POSITIONS:

@@ -1,0 +1,198 @@
+"""``python -m bench.codec [CORPUS] [--papers N]``: Whoosh's W3 codec beside the project's array
+codec (tui_reader/search/fast/codec.py), on the same papers written by Whoosh's own writer.
+
+Measures, for each codec: build time and index size; decoding every posting of the most frequent
+content words (Whoosh's matcher a posting at a time, W3's blocks a block at a time as the fast
+paths read them today, and numpy over the array blocks); and AND and phrase queries scored in
+full (Whoosh's ``search(limit=None)`` against blocks_np's vectorised BM25F, checked equal).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench import queries
+from bench.run import DEFAULT_CORPUS
+
+FIELD = "content"
+
+
+def build(path: Path, docs: list[dict[str, object]], codec: Any) -> tuple[Any, float]:
+    from whoosh import index
+
+    from tui_reader.search.index.schema import make_schema
+
+    path.mkdir(parents=True)
+    ix = index.create_in(str(path), make_schema())
+    started = time.perf_counter()
+    with ix.writer(codec=codec, limitmb=256) as w:
+        for doc in docs:
+            w.add_document(**doc)
+    return index.open_dir(str(path)), time.perf_counter() - started
+
+
+def size_mb(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.iterdir()) / 1e6
+
+
+def best(fn: Callable[[], object], rounds: int) -> tuple[float, object]:
+    times, out = [], None
+    for _ in range(rounds):
+        gc.collect()
+        started = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - started)
+    return min(times), out
+
+
+def matcher_loop(reader: Any, terms: list[bytes], positions: bool) -> int:
+    n = 0
+    for t in terms:
+        m = reader.postings(FIELD, t)
+        while m.is_active():
+            m.id()
+            m.weight()
+            if positions:
+                m.value_as("positions")
+            n += 1
+            m.next()
+    return n
+
+
+def w3_blocks(reader: Any, terms: list[bytes], positions: bool) -> int:
+    """W3's blocks a block at a time (zlib + pickle per block; positions a pickle per posting)."""
+    from whoosh.formats import Positions
+
+    decode = Positions().decode_positions
+    n = 0
+    for t in terms:
+        m = reader.postings(FIELD, t)
+        while m.is_active():
+            m._read_ids()
+            m._read_weights()
+            n += len(m._ids)
+            if positions:
+                m._read_values()
+                for v in m._values:
+                    decode(v)
+            m._next_block()
+    return n
+
+
+def np_blocks(reader: Any, terms: list[bytes]) -> int:
+    from tui_reader.search.fast.blocks_np import block_arrays
+
+    return sum(block_arrays(reader, FIELD, t).ids.size for t in terms)
+
+
+def parsed(ix: Any, texts: list[str]) -> list[tuple[Any, list[str]]]:
+    from whoosh import query
+    from whoosh.qparser import QueryParser
+
+    parser = QueryParser(FIELD, ix.schema)
+    out = []
+    for text in texts:
+        q = parser.parse(text)
+        if isinstance(q, query.And) and all(isinstance(s, query.Term) for s in q.subqueries):
+            out.append((q, [s.text for s in q.subqueries]))
+        elif isinstance(q, query.Phrase) and q.fieldname == FIELD:
+            out.append((q, list(q.words)))
+    return out
+
+
+def per_query(searcher: Any, qs: list[tuple[Any, list[str]]], ours: Callable[..., Any]) -> dict[str, float]:
+    """Median and worst ms of Whoosh's full search and of ours, after checking they agree."""
+    whoosh_ms, ours_ms = [], []
+    for q, words in qs:
+        t_w, hits = best(lambda q=q: [(h.docnum, h.score) for h in searcher.search(q, limit=None)], 3)
+        t_o, scored = best(lambda words=words: ours(searcher, words).ranked(), 3)
+        assert [d for d, _ in scored] == [d for d, _ in hits], q  # type: ignore[union-attr]
+        assert all(abs(a[1] - b[1]) < 1e-6 for a, b in zip(scored, hits, strict=True)), q  # type: ignore[arg-type]
+        whoosh_ms.append(t_w * 1e3)
+        ours_ms.append(t_o * 1e3)
+    return {
+        "whoosh_median": statistics.median(whoosh_ms),
+        "whoosh_max": max(whoosh_ms),
+        "np_median": statistics.median(ours_ms),
+        "np_max": max(ours_ms),
+        "whoosh_total": sum(whoosh_ms),
+        "np_total": sum(ours_ms),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.codec")
+    parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--papers", type=int, default=20000, help="the first N papers (0: all)")
+    parser.add_argument("--terms", type=int, default=200)
+    parser.add_argument("--queries", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+
+    from whoosh.codec.whoosh3 import W3Codec
+
+    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.search.fast import blocks_np
+    from tui_reader.search.fast.codec import NpCodec
+    from tui_reader.search.index.schema import document
+
+    corpus = load_corpus([args.corpus], use_cache=False)
+    count = min(args.papers or len(corpus), len(corpus))
+    docs = [document(corpus, i) for i in range(count)]
+    qset = queries.build(corpus, per_kind=args.queries * 2, titles=0)
+    print(f"{count:,} papers of {args.corpus.name}")
+    work = Path(tempfile.mkdtemp(prefix="bench-codec-"))
+    try:
+        ixs, rows = {}, []
+        for name, codec in (("w3", W3Codec()), ("np", NpCodec())):
+            ixs[name], seconds = build(work / name, docs, codec)
+            rows.append(f"build {name}: {seconds:.1f} s, index {size_mb(work / name):.1f} MB")
+        with ixs["w3"].searcher() as sw, ixs["np"].searcher() as sn:
+            rw, rn = sw.reader(), sn.reader()
+            terms = [t for _, t in rw.most_frequent_terms(FIELD, args.terms)]
+            postings = sum(rw.doc_frequency(FIELD, t) for t in terms)
+            head = f"decode: {len(terms)} most frequent {FIELD} terms, {postings:,} postings"
+            rows.append(f"{head} (best of {args.rounds})")
+            cases = [
+                ("Whoosh matcher, W3, ids+weights", lambda: matcher_loop(rw, terms, False)),
+                ("Whoosh matcher, W3, +positions", lambda: matcher_loop(rw, terms, True)),
+                ("Whoosh matcher, array codec, ids+weights", lambda: matcher_loop(rn, terms, False)),
+                ("Whoosh matcher, array codec, +positions", lambda: matcher_loop(rn, terms, True)),
+                ("W3 blocks a block at a time, ids+weights", lambda: w3_blocks(rw, terms, False)),
+                ("W3 blocks a block at a time, +positions", lambda: w3_blocks(rw, terms, True)),
+                ("numpy over array blocks, everything", lambda: np_blocks(rn, terms)),
+            ]
+            for label, fn in cases:
+                seconds, n = best(fn, args.rounds)
+                assert n == postings, (label, n, postings)
+                rows.append(
+                    f"  {label:44} {seconds * 1e3:9.1f} ms  {seconds / postings * 1e9:7.1f} ns/posting"
+                )
+            for kind, ours in (("and", lambda s, w: blocks_np.conjoined(s, [(FIELD, x) for x in w])),
+                               ("phrase", lambda s, w: blocks_np.phrase(s, FIELD, w))):  # fmt: skip
+                qs = parsed(ixs["np"], qset.queries[kind])[: args.queries]
+                for name, searcher in (("w3", sw), ("np", sn)):
+                    r = per_query(searcher, qs, ours)
+                    rows.append(
+                        f"{len(qs)} {kind} queries on the {name} index, limit=None:"
+                        f" Whoosh median {r['whoosh_median']:.1f}"
+                        f" / max {r['whoosh_max']:.1f} ms (total {r['whoosh_total']:.0f}); numpy median"
+                        f" {r['np_median']:.2f} / max {r['np_max']:.2f} ms (total {r['np_total']:.0f})"
+                    )
+        print("\n".join(rows))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        corpus.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
