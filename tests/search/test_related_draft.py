@@ -36,6 +36,23 @@ def test_latex_prose_without_comments_cites_or_refs_and_with_math_as_text() -> N
     assert "stochastic differential equation" in text
     assert draft.cites == ("ddpm", "sohl2015deep", "songSDE", "kingma2014auto")  # oldvae2013: a comment
     assert draft.bibliographies == (FIXTURES / "refs.bib",)
+    assert "coarse discretisation of the reverse diffusion" in text  # from \input{sections/method}
+    assert draft.warnings == ()  # the commented \input{sections/rejected} is not looked for
+
+
+def test_inputs_are_read_and_one_that_is_missing_is_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "ch").mkdir()
+    (tmp_path / "ch" / "one.tex").write_text(r"Graph attention \cite{gat} \include{ch/two}", encoding="utf-8")
+    (tmp_path / "ch" / "two.tex").write_text(r"message passing \input{ch/one}", encoding="utf-8")  # a loop
+    (tmp_path / "main.tex").write_text(
+        "\\begin{document}Neural networks on graphs. \\input{ch/one} \\input{gone} \\end{document}",
+        encoding="utf-8",
+    )
+    draft = read_draft(tmp_path / "main.tex")
+    assert draft.text.startswith("Neural networks on graphs. Graph attention message passing Graph attention")
+    assert draft.cites == ("gat",)
+    assert any("gone.tex: no such file; left out of the draft" in w for w in draft.warnings)
+    assert any("more than 5 deep" in w for w in draft.warnings)
 
 
 def test_every_cite_command_gives_its_keys_once_in_order() -> None:

@@ -55,6 +55,9 @@ _SILENT_NOARG = (
 )
 _BIB_MACROS = ("bibliography", "addbibresource")
 
+_INPUT = re.compile(r"(?<!\\)\\(?:input|include|subfile)\s*\{([^{}\n]+)\}")
+_COMMENT = re.compile(r"(?<!\\)%.*$", re.M)
+MAX_INPUT_DEPTH = 5
 _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
 _ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.")
 _WORD = re.compile(r"[^\W\d_]{2,}")
@@ -113,24 +116,58 @@ def sniff(text: str) -> str:
 
 
 def read_draft(path: Path) -> Draft:
-    """The draft in a file; DraftError (one line) when it is not a readable text file."""
+    """The draft in a file (a LaTeX draft with the files it ``\\input``s); DraftError (one
+    line) when it is not a readable text file."""
+    warnings: list[str] = []
+    source = _source(path, warnings)
+    kind = kind_of(path)
+    if kind == "latex":
+        source = _with_inputs(source, path.parent, warnings, [len(source)], 0)
+    return parse_draft(source, kind, path.name, path.parent, tuple(warnings))
+
+
+def _source(path: Path, warnings: list[str], budget: int = MAX_DRAFT_BYTES) -> str:
     where = shown(path)
     try:
         with open_regular(path) as fh:
-            raw = fh.read(MAX_DRAFT_BYTES + 1)
+            raw = fh.read(budget + 1)
     except FileNotFoundError:
         raise DraftError(f"{where}: no such file") from None
     except IsADirectoryError:
         raise DraftError(f"{where}: a folder, not a draft") from None
     except OSError as exc:
         raise DraftError(f"{where}: cannot read ({(exc.strerror or str(exc)).lower()})") from None
-    if len(raw) > MAX_DRAFT_BYTES:
+    if len(raw) > budget:
         raise DraftError(f"{where}: more than {size_label(MAX_DRAFT_BYTES)}; too large for a draft")
     decoded = decode(raw)
-    warnings = [said] if (said := notice(where, decoded)) else []
+    if said := notice(where, decoded):
+        warnings.append(said)
     if decoded.how == "fallback" or _binary(decoded.text):
         raise DraftError(f"{where}: not a text file (binary data)")
-    return parse_draft(decoded.text, kind_of(path), path.name, path.parent, tuple(warnings))
+    return decoded.text
+
+
+def _with_inputs(source: str, folder: Path, warnings: list[str], size: list[int], depth: int) -> str:
+    """``\\input{x}``, ``\\include{x}`` and ``\\subfile{x}`` replaced by the files (``x.tex``,
+    next to the main draft, as LaTeX finds them), comments dropped first (an \\input in one is
+    none), MAX_INPUT_DEPTH deep and MAX_DRAFT_BYTES in all; one that does not read is a warning."""
+    source = _COMMENT.sub("", source)
+
+    def expand(m: re.Match[str]) -> str:
+        name = m.group(1).strip()
+        path = folder / (name if Path(name).suffix else name + ".tex")
+        if depth >= MAX_INPUT_DEPTH:
+            warnings.append(f"{shown(path)}: inputs more than {MAX_INPUT_DEPTH} deep; not read")
+            return " "
+        try:
+            text = _source(path, warnings, MAX_DRAFT_BYTES - size[0])
+        except DraftError as exc:
+            warnings.append(f"{exc}; left out of the draft")
+            return " "
+        size[0] += len(text)
+        return "\n" + _with_inputs(text, folder, warnings, size, depth + 1) + "\n"
+
+    return _INPUT.sub(expand, source)
 
 
 def parse_draft(
