@@ -1,0 +1,180 @@
+"""Saved searches in the reader: w saves, I opens the inbox, Enter opens a saved search (new
+matches first, marked), Esc comes back to the inbox; the status line counts the new papers. On
+the real app, a real collection file that grows between launches, a real store."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from pilot_helpers import drained, ready, settle, status_text
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from tui_reader.app.app import ReaderApp
+from tui_reader.app.screens.inbox import InboxScreen, SaveSearchScreen
+from tui_reader.app.screens.main import MainScreen
+from tui_reader.library.saved import SavedSearches
+from tui_reader.search import SearchMode
+
+MakeApp = Callable[..., ReaderApp]
+LONG_AGO = "2000-01-01T00:00:00+00:00"  # saved before any launch: launches' stamps are later
+
+FIRST = [
+    {"title": "Diffusion models for images", "abstract": "Score based diffusion with guidance."},
+    {"title": "Graph networks", "abstract": "Message passing on graphs."},
+    {"title": "Guided diffusion for text", "abstract": "Classifier free guidance in diffusion."},
+]
+LATER = [
+    {"title": "Latent diffusion at scale", "abstract": "Diffusion in a latent space."},
+    {"title": "Graph transformers", "abstract": "Attention over graphs."},
+    {"title": "Diffusion policies for robots", "abstract": "Robots act with diffusion policies."},
+]
+
+
+def _write(path: Path, records: list[dict[str, str]], mode: str = "w") -> None:
+    with path.open(mode, encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in records)
+
+
+def _saved(data_dir: Path, *searches: tuple[str, str]) -> None:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    items = [{"name": n, "query": q, "created": LONG_AGO, "visited": {}} for n, q in searches]
+    (data_dir / "saved-searches.json").write_text(json.dumps({"version": 1, "searches": items}))
+
+
+async def _inbox(pilot: Pilot) -> InboxScreen:
+    await pilot.press("I")
+    await drained(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, InboxScreen)
+    return screen
+
+
+def _enter_total(main: MainScreen, query: str) -> tuple[int, set[str]]:
+    assert main.searcher is not None and main.corpus is not None
+    result = main.searcher.search(query, SearchMode.ENTER, len(main.corpus), time_limit=None)
+    return result.total, {h.id for h in result.hits}
+
+
+async def test_inbox_after_the_file_grows(tmp_path: Path, make_app: MakeApp, data_dir: Path) -> None:
+    papers = tmp_path / "papers.jsonl"
+    _write(papers, FIRST)
+    _saved(data_dir, ("diffusion", "diffusion"), ("graphs", "graphs OR graph"))
+    async with make_app(papers).run_test(size=(120, 40)) as pilot:  # the first launch
+        main = await ready(pilot)
+        await drained(pilot)
+        assert "inbox:" not in status_text(main)  # nothing is new the first time
+        inbox = await _inbox(pilot)
+        total, _ = _enter_total(main, "diffusion")
+        assert inbox.lines[0] == f"diffusion  0 new · {total} unread · {total} total"
+        first_ids = set(main.corpus.ids) if main.corpus else set()
+
+    _write(papers, LATER, "a")  # papers arrive
+    async with make_app(papers).run_test(size=(120, 40)) as pilot:
+        main = await ready(pilot)
+        await drained(pilot)
+        assert main.corpus is not None
+        arrived = set(main.corpus.ids) - first_ids
+        counts = {}
+        for name, query in (("diffusion", "diffusion"), ("graphs", "graphs OR graph")):
+            total, matched = _enter_total(main, query)
+            counts[name] = (len(matched & arrived), total)
+        assert counts["diffusion"][0] == 2 and counts["graphs"][0] == 1
+        assert "inbox: 3 new" in status_text(main)  # 3 papers new to a saved search
+        inbox = await _inbox(pilot)
+        assert inbox.lines == [
+            f"{name}  {new} new · {total} unread · {total} total" for name, (new, total) in counts.items()
+        ]
+        await pilot.press("enter")  # open "diffusion"
+        await drained(pilot)
+        assert pilot.app.screen is main
+        assert main.model.view.query == "diffusion" and main.model.depth == 2
+        rows = main.papers.rows
+        new_here = {main.corpus.ids[r] for r in rows[:2]}
+        _, matched = _enter_total(main, "diffusion")
+        assert new_here == matched & arrived  # new matches first
+        assert {main.corpus.ids[r] for r in rows} == matched and len(rows) == len(matched)
+        assert new_here <= main.papers.new  # marked +
+        assert "inbox: 1 new" in status_text(main)  # the graph paper is still new to "graphs"
+        await pilot.press("escape")  # back to the inbox, on the search left
+        await drained(pilot)
+        inbox = pilot.app.screen
+        assert isinstance(inbox, InboxScreen)
+        assert inbox.lines[0].startswith("diffusion  0 new")
+        assert inbox.query_one("#inbox-list").highlighted == 0
+        await pilot.press("escape")  # back to the view below, as it was
+        await drained(pilot)
+        assert pilot.app.screen is main and main.model.depth == 1 and not main.model.view.query
+        assert not (new_here & main.papers.new - main.new)  # the marks went with the view
+
+    async with make_app(papers).run_test(size=(120, 40)) as pilot:  # visited: no longer new
+        main = await ready(pilot)
+        await drained(pilot)
+        inbox = await _inbox(pilot)
+        assert inbox.lines[0].startswith("diffusion  0 new") and inbox.lines[1].startswith("graphs  1 new")
+
+
+async def test_w_saves_the_search(make_app: MakeApp, data_dir: Path) -> None:
+    async with make_app().run_test(size=(120, 40)) as pilot:
+        main = await ready(pilot)
+        await pilot.press("w")  # nothing to save yet
+        await pilot.pause()
+        assert not isinstance(pilot.app.screen, SaveSearchScreen)
+        main.search_for("diffusion guidance")
+        await settle(pilot)
+        await pilot.press("w")
+        await pilot.pause()
+        modal = pilot.app.screen
+        assert isinstance(modal, SaveSearchScreen)
+        line = modal.query_one(Input)
+        assert line.value == "diffusion guidance"
+        line.value = "   "
+        await pilot.press("enter")
+        assert "needs a name" in str(modal.query_one("#save-problem").visual)
+        line.value = "Guided"
+        await pilot.press("enter")
+        await drained(pilot)
+        assert pilot.app.screen is main
+        saved = SavedSearches(data_dir / "saved-searches.json").all()
+        assert [(s.name, s.query) for s in saved] == [("Guided", "diffusion guidance")]
+        await pilot.press("w")  # the same name again: refused in the modal
+        await pilot.pause()
+        modal = pilot.app.screen
+        assert isinstance(modal, SaveSearchScreen)
+        modal.query_one(Input).value = "guided"
+        await pilot.press("enter")
+        assert "already named 'Guided'" in str(modal.query_one("#save-problem").visual)
+        await pilot.press("escape")
+        await drained(pilot)
+        inbox = await _inbox(pilot)
+        assert inbox.lines[0].startswith("Guided  0 new · ")
+    assert len(SavedSearches(data_dir / "saved-searches.json")) == 1
+
+
+async def test_hostile_names_are_shown_escaped(make_app: MakeApp, data_dir: Path) -> None:
+    _saved(data_dir, ("\x1b]0;pwned\x07[bold]Loud[/bold]", "graph \x1b[31m"))
+    async with make_app().run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await drained(pilot)
+        inbox = await _inbox(pilot)
+        line = inbox.lines[0]
+        assert line.startswith("\u241b]0;pwned\u2407[bold]Loud[/bold]  ") and "\x1b" not in line
+        await pilot.press("enter")
+        await drained(pilot)
+        main = pilot.app.screen
+        assert isinstance(main, MainScreen) and main.model.view.query == "graph \x1b[31m"
+        assert "\x1b" not in status_text(main)
+
+
+async def test_empty_inbox_says_how(make_app: MakeApp) -> None:
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        inbox = await _inbox(pilot)
+        assert inbox.lines == []
+        assert "w saves" in str(inbox.query_one("#inbox-list").get_option_at_index(0).prompt)
+        await pilot.press("enter")  # nothing to open
+        await pilot.press("escape")
+        await drained(pilot)
+        assert isinstance(pilot.app.screen, MainScreen)

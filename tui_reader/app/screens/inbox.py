@@ -1,0 +1,383 @@
+"""Saved searches in the reader: ``w`` saves the search on show under a name, ``I`` opens the
+inbox (each saved search: ``NAME  12 new · 40 unread · 300 total``), Enter there opens one.
+
+Opening a saved search pushes an ordinary search view on the model's stack (its query, Enter's
+answer) whose rows come with the new matches first, marked ``+`` while unread; opening it marks
+it visited (library/inbox.py says what "new" means). Esc on that view goes back to the inbox,
+its cursor on that search; Esc in the inbox goes back to the view below. The status line counts
+the papers new to at least one saved search (``inbox: 5 new``).
+
+Every count, save and visit runs in a worker; the counts are Enter's answers (the searcher's
+``SearchMode.ENTER``, every match), asked when the user's own search is not waiting, and asked
+again when a newer search stopped one. Names and queries are data: shown through clean_label,
+drawn as Content (never markup).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui_reader import paths
+from tui_reader.app.messages import IndexDamagedFound, ResultsReady
+from tui_reader.app.model import Entry, Kind, View
+from tui_reader.app.screens.answers import snippets
+from tui_reader.app.widgets.status_line import StatusLine
+from tui_reader.corpus.text import clean_label
+from tui_reader.errors import IndexDamaged
+from tui_reader.library.bookmarks import ReadOnlyStore
+from tui_reader.library.inbox import Count, Timeline, all_new, count, new_first, open_timeline
+from tui_reader.library.saved import BadInput, Refused, SavedSearch, SavedSearches, checked_name, folded
+from tui_reader.library.userdata import collection_file
+
+if TYPE_CHECKING:
+    from tui_reader.app.screens.main import MainScreen
+    from tui_reader.corpus.corpus import Corpus
+    from tui_reader.search import Searcher, SearchResult
+
+TRIES = 4  # a count stopped by a newer search is asked again this often
+WAIT = 3.0  # seconds a count waits for the user's own search to be answered first
+
+
+class SaveSearchScreen(ModalScreen[str | None]):
+    """Asks the name to save a query under. Dismisses with it (Enter) or None (Esc)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    SaveSearchScreen { align: center middle; }
+    SaveSearchScreen > Vertical {
+        width: 80; max-width: 95%; height: auto; border: thick $primary; background: $surface;
+        padding: 0 1;
+    }
+    SaveSearchScreen #save-problem { color: $text-error; display: none; }
+    SaveSearchScreen #save-problem.-shown { display: block; }
+    """
+
+    def __init__(self, query: str, taken: Sequence[str]) -> None:
+        super().__init__()
+        self.saved_query = query
+        self.taken = {folded(n): n for n in taken}
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(
+                Content("Save the search: ").stylize("bold") + Content(clean_label(self.saved_query))
+            )
+            yield Input(suggested_name(self.saved_query), placeholder="A name for it", id="save-name")
+            yield Static(Content(""), id="save-problem")
+            yield Static(Content("Enter saves · Esc cancels · I shows the inbox").stylize("$text-muted"))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            name = checked_name(event.value)
+        except BadInput as exc:
+            self._problem(f"{str(exc).capitalize()}.")
+            return
+        if folded(name) in self.taken:
+            self._problem(f"A saved search is already named {clean_label(self.taken[folded(name)])!r}.")
+            return
+        self.dismiss(name)
+
+    def _problem(self, text: str) -> None:
+        problem = self.query_one("#save-problem", Static)
+        problem.update(Content(text))
+        problem.add_class("-shown")
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def suggested_name(query: str) -> str:
+    """The query's words, cut to a name's length at a word."""
+    words, out = clean_label(" ".join(query.split())).split(), ""
+    for word in words:
+        if len(out) + len(word) + 1 > 40:
+            break
+        out = f"{out} {word}".strip()
+    return out or clean_label(query)[:40]
+
+
+class InboxScreen(Screen[str | None]):
+    """Every saved search and its counts. Dismisses with the name chosen (Enter) or None (Esc)."""
+
+    BINDINGS = [Binding("escape", "close", "Back", tooltip="Close the inbox")]
+    DEFAULT_CSS = """
+    InboxScreen { layout: vertical; }
+    InboxScreen #inbox-title { height: 1; padding: 0 1; background: $panel; }
+    InboxScreen #inbox-list { height: 1fr; }
+    InboxScreen #inbox-help { height: 1; padding: 0 1; color: $text-muted; }
+    """
+
+    def __init__(self, searches: Sequence[SavedSearch], counts: dict[str, Count], cursor: str = "") -> None:
+        super().__init__()
+        self.searches = list(searches)
+        self.counts = dict(counts)
+        self.cursor = cursor
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content("Inbox: saved searches").stylize("bold"), id="inbox-title")
+        yield OptionList(id="inbox-list")
+        yield Static(Content("Enter opens one (new matches first) · Esc goes back"), id="inbox-help")
+
+    def on_mount(self) -> None:
+        self.fill(self.searches, self.counts)
+        self.query_one(OptionList).focus()
+
+    @property
+    def lines(self) -> list[str]:
+        """The list as shown, one line per saved search (tests read it)."""
+        return [line_of(s, self.counts.get(folded(s.name))) for s in self.searches]
+
+    def fill(self, searches: Sequence[SavedSearch], counts: dict[str, Count]) -> None:
+        """New counts (or searches): the cursor stays on its search."""
+        listing = self.query_one(OptionList)
+        if listing.highlighted is not None and listing.highlighted < len(self.searches):
+            self.cursor = self.searches[listing.highlighted].name
+        self.searches, self.counts = list(searches), dict(counts)
+        listing.clear_options()
+        if not self.searches:
+            empty = "No saved searches yet: w saves the search on show under a name."
+            listing.add_option(Option(Content(empty), disabled=True))
+            return
+        for s, line in zip(self.searches, self.lines, strict=True):
+            listing.add_option(
+                Option(Content(line) + Content("\n    ") + Content(s.shown_query).stylize("dim"))
+            )
+        at = next((i for i, s in enumerate(self.searches) if folded(s.name) == folded(self.cursor)), 0)
+        listing.highlighted = at
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if 0 <= event.option_index < len(self.searches):
+            self.dismiss(self.searches[event.option_index].name)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def line_of(search: SavedSearch, counted: Count | None) -> str:
+    return counted.line if counted is not None else f"{search.shown_name}  counting…"
+
+
+class Inbox:
+    """The main screen's saved searches: saving, counting, the inbox screen, opening one."""
+
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+        self.searches: list[SavedSearch] = []
+        self.counts: dict[str, Count] = {}  # folded name -> its counts
+        self.opened: list[tuple[Entry, str, frozenset[str]]] = []  # views opened, their new papers
+        self.shown: InboxScreen | None = None
+        self._counting = False
+        self._again = False
+        screen.watch(screen, "result", self._list_marks, init=False)  # every view put on screen
+
+    # -- keys -------------------------------------------------------------------------------------
+    def save(self) -> None:
+        """``w``: save the query on show (or typed) under a name the user gives."""
+        screen = self.screen
+        view = screen.model.view
+        query = "" if view.kind is Kind.SIMILAR else (view.query.strip() or screen.search_bar.value.strip())
+        if not query:
+            screen.notify("Nothing to save: search first, then w saves the search.", severity="warning")
+            return
+        taken = [s.name for s in self.searches]
+        screen.app.push_screen(SaveSearchScreen(query, taken), partial(self._named, query))
+
+    def open(self, cursor: str = "") -> None:
+        """``I``: the inbox, counted again (the counts fill in as they come)."""
+        screen = self.screen
+        self.shown = InboxScreen(self.searches, self.counts, cursor)
+        screen.app.push_screen(self.shown, self._chosen)
+        self.recount()
+
+    def left(self, before: Entry) -> None:
+        """After Esc: if it took a saved search's view off the stack, the inbox comes back."""
+        stack = self.screen.model.stack
+        name = next((n for e, n, _ in self.opened if e is before), None)
+        self.opened = [o for o in self.opened if any(o[0] is e for e in stack)]
+        if name is not None and not any(e is before for e in stack):
+            self.open(cursor=name)
+
+    def index_ready(self) -> None:
+        self.recount()
+
+    # -- counting ---------------------------------------------------------------------------------
+    def recount(self) -> None:
+        screen = self.screen
+        if screen.searcher is None or screen.corpus is None:
+            self._read_only_list()
+            return
+        if self._counting:
+            self._again = True
+            return
+        self._counting = True
+        work = partial(self._count, screen.corpus, screen.searcher, screen.search_sets, screen.read)
+        screen.run_worker(work, thread=True, group="inbox", exit_on_error=False)
+
+    def _read_only_list(self) -> None:
+        """Before the index is ready: the names, without counts (read in a worker)."""
+
+        def read() -> None:
+            store = SavedSearches(paths.saved_searches_file())
+            self._call(self._counted, store.all(), {}, store.warnings)
+
+        self.screen.run_worker(read, thread=True, group="inbox-list", exit_on_error=False)
+
+    def _count(self, corpus: Corpus, searcher: Searcher, sets: Any, read: frozenset[str]) -> None:
+        try:
+            store = SavedSearches(paths.saved_searches_file())
+            timeline, warnings = open_timeline(collection_file(paths.data_dir(), corpus), corpus.ids)
+            counts = {}
+            for saved in store.all():
+                result = self._enter(searcher, saved.query, sets, len(corpus))
+                rows = [h.row for h in result.hits]
+                counts[folded(saved.name)] = count(
+                    saved, rows, corpus.ids, timeline, read, corpus.key, total=result.total,
+                    exact=result.exact and not result.stopped, notice=result.notice,
+                )  # fmt: skip
+            self._call(self._counted, store.all(), counts, [*store.warnings, *warnings])
+        finally:
+            self._call(self._done_counting)
+
+    def _enter(self, searcher: Searcher, query: str, sets: Any, size: int) -> SearchResult:
+        """Enter's whole answer to ``query``, after the user's own search, asked again if a
+        newer search stopped it."""
+        from tui_reader.search import SearchMode
+
+        result = None
+        for _ in range(TRIES):
+            waited = time.monotonic() + WAIT
+            while self.screen.model.top.waiting and time.monotonic() < waited:
+                time.sleep(0.05)
+            result = searcher.search(query, SearchMode.ENTER, max(size, 1), time_limit=None, sets=sets)
+            if result.stopped != "replaced":
+                break
+        assert result is not None
+        return result
+
+    def _call(self, fn: Callable[..., None], *args: object) -> None:
+        with contextlib.suppress(RuntimeError):  # the app has closed
+            self.screen.app.call_from_thread(fn, *args)
+
+    def _done_counting(self) -> None:
+        self._counting = False
+        if self._again:
+            self._again = False
+            self.recount()
+
+    def _counted(self, searches: list[SavedSearch], counts: dict[str, Count], warnings: list[str]) -> None:
+        self.searches = searches
+        if counts or not searches:
+            self.counts = counts
+        for warning in warnings:
+            self.screen.notify(warning, severity="warning")
+        self._show_counts()
+
+    def _show_counts(self) -> None:
+        with contextlib.suppress(Exception):  # the status line is not there (the screen closing)
+            self.screen.query_one(StatusLine).inbox_new = len(all_new(self.counts.values()))
+        if self.shown is not None and self.shown.is_attached:
+            self.shown.fill(self.searches, self.counts)
+
+    # -- saving -----------------------------------------------------------------------------------
+    def _named(self, query: str, name: str | None) -> None:
+        if name is not None:
+            work = partial(self._save, name, query)
+            self.screen.run_worker(work, thread=True, group="inbox-save", exit_on_error=False)
+
+    def _save(self, name: str, query: str) -> None:
+        notify = self.screen.notify
+        try:
+            saved = SavedSearches(paths.saved_searches_file()).add(name, query)
+        except (Refused, ReadOnlyStore) as exc:
+            self._call(partial(notify, clean_label(str(exc)).capitalize(), severity="warning"))
+            return
+        self._call(notify, f"Saved {saved.shown_name!r}: I shows the inbox.")
+        self._call(self.recount)
+
+    # -- opening one ------------------------------------------------------------------------------
+    def _chosen(self, name: str | None) -> None:
+        self.shown = None
+        if name is None:
+            return
+        screen = self.screen
+        saved = next((s for s in self.searches if folded(s.name) == folded(name)), None)
+        if saved is None:
+            return
+        if screen.searcher is None or screen.corpus is None:
+            screen.notify(f"Saved searches open once the index is ready ({screen.index_state}).")
+            return
+        screen.remember_place()
+        entry = screen.model.push(View(saved.query))
+        screen.search_bar.set_value(saved.query)
+        screen.search_shown(entry)
+        number = screen.model.request(entry)
+        ask = partial(self._answer, entry, number, saved, screen.corpus, screen.searcher)
+        work = partial(ask, screen.search_sets, screen.read, screen.visible_results())
+        screen.run_worker(work, thread=True, group="search", exit_on_error=False)
+        screen.papers.focus()
+
+    def _answer(
+        self, entry: Entry, number: int, saved: SavedSearch, corpus: Corpus, searcher: Searcher,
+        sets: Any, read: frozenset[str], visible: int,
+    ) -> None:  # fmt: skip
+        """The saved search's answer, new matches first; the search is marked visited."""
+        from tui_reader.search import SearchMode
+
+        timeline, _ = open_timeline(collection_file(paths.data_dir(), corpus), corpus.ids)
+        try:
+            result = self._enter(searcher, saved.query, sets, len(corpus))
+        except IndexDamaged as exc:  # as any search: the screen rebuilds the index, then asks again
+            self.screen.post_message(IndexDamagedFound(exc, saved.query, SearchMode.ENTER))
+            return
+        rows = [h.row for h in result.hits]
+        counted = count(saved, rows, corpus.ids, timeline, read, corpus.key, total=result.total)
+        shown = new_first(rows, corpus.ids, counted.new)
+        result = answer_new_first(result, shown, counted, saved)
+        self._visit(saved, corpus, timeline)
+        self._call(self._visited, entry, saved, counted)
+        first = snippets(corpus, shown[:visible], result)
+        self.screen.post_message(ResultsReady(number, result, shown, result.order, first))
+
+    def _visit(self, saved: SavedSearch, corpus: Corpus, timeline: Timeline) -> None:
+        try:
+            SavedSearches(paths.saved_searches_file()).visited([saved.name], corpus.key, timeline.seen_upto())
+        except ReadOnlyStore as exc:
+            self._call(partial(self.screen.notify, clean_label(str(exc)), severity="warning"))
+
+    def _visited(self, entry: Entry, saved: SavedSearch, counted: Count) -> None:
+        self.opened.append((entry, saved.name, counted.new))
+        self.counts[folded(saved.name)] = dataclasses.replace(counted, new=frozenset())
+        self._show_counts()
+
+    def _list_marks(self) -> None:
+        """The list marks (``+``) the papers new since the last launch, and on a saved search's
+        view those new to it."""
+        screen, top = self.screen, self.screen.model.top
+        new = next((n for e, _, n in self.opened if e is top), frozenset())
+        screen.papers.new = screen.new | new if new else screen.new
+
+
+def answer_new_first(
+    result: SearchResult, rows: list[int], counted: Count, saved: SavedSearch
+) -> SearchResult:
+    """Enter's answer with its hits in the order shown, saying how many are new."""
+    by_row = {h.row: h for h in result.hits}
+    n = len(counted.new)
+    said = f"{saved.shown_name}: {n:,} new since it was last opened" + (", listed first (+)" if n else "")
+    notice = f"{result.notice}; {said}" if result.notice else said
+    return dataclasses.replace(result, hits=[by_row[r] for r in rows], notice=notice)
