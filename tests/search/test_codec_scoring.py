@@ -209,3 +209,29 @@ def test_blocks_of_different_widths_and_kinds(tmp_path: Path) -> None:
     assert [arrays.positions[a:b].tolist() for a, b in itertools.pairwise(arrays.offsets.tolist())] == [
         r[2] for r in rows
     ]
+
+
+@pytest.mark.parametrize("term", ["alpha", "b128", "b257", "zeta"])
+def test_wanted_blocks_hold_every_wanted_posting(ix: Any, term: str) -> None:
+    """With wanted docnums, only some blocks are decoded: the postings of the wanted papers are
+    all there, as in the whole list."""
+    rng = np.random.default_rng(7)
+    with ix.searcher() as s:
+        for reader, _ in s.reader().leaf_readers():
+            full = blocks_np.block_arrays(reader, "body", term)
+            for size in (0, 1, 3, 40):
+                wanted = np.unique(rng.integers(0, reader.doc_count_all(), size))
+                part = blocks_np.block_arrays(reader, "body", term, wanted=wanted)
+                assert set(part.ids.tolist()) <= set(full.ids.tolist())
+                a, _ = blocks_np.intersect(full.ids, wanted)
+                b, _ = blocks_np.intersect(part.ids, wanted)
+                got, want = part.select(b), full.select(a)
+                assert got.ids.tolist() == want.ids.tolist()
+                assert got.weights.tolist() == want.weights.tolist()
+                assert got.lengths.tolist() == want.lengths.tolist()
+                assert got.positions is not None and want.positions is not None
+                assert got.positions.tolist() == want.positions.tolist()
+                if size == 0:
+                    assert part.ids.size == 0 or not isinstance(
+                        reader.postings("body", term), blocks_np.NpLeafMatcher
+                    )

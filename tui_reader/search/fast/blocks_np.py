@@ -1,11 +1,13 @@
 """A term's postings as numpy arrays straight from NpCodec's blocks, and Whoosh's BM25F, AND and
 phrase matching computed on them a whole posting list at a time.
 
-``block_arrays`` reads an array segment's posting list with one ``get`` and a few ``frombuffer``
-calls a block (codec.posting_list); a W3 segment (or any other) is read through Whoosh's matcher,
-so a mixed index answers too, only slower. Scores are BM25FScorer's formula operation for
-operation in float64, with its statistics from the top-level searcher (idf, average field
-length) and each posting's length byte through a 256-entry table of ``byte_to_length``.
+``block_arrays`` reads an array segment's posting list with one ``get`` and a fixed number of
+numpy calls whatever its length (columns.py, from the list's block directory); a W3 segment (or
+any other) is read through Whoosh's matcher, so a mixed index answers too, only slower. Scores
+are BM25FScorer's formula operation for operation in float64, with its statistics from the
+top-level searcher (idf, average field length) and each posting's length byte through a
+256-entry table of ``byte_to_length``; sums go in the order of Whoosh's matcher trees, so the
+floats, and the ranking of equal scores, are Whoosh's.
 """
 
 from __future__ import annotations
@@ -63,8 +65,12 @@ def empty(with_positions: bool) -> TermArrays:
                       zero if with_positions else None)  # fmt: skip
 
 
-def block_arrays(reader: Any, fieldname: str, text: str | bytes) -> TermArrays:
-    """(ids, weights, lengths, positions, offsets) of a term in a leaf (segment) reader."""
+def block_arrays(
+    reader: Any, fieldname: str, text: str | bytes, wanted: np.ndarray | None = None
+) -> TermArrays:
+    """(ids, weights, lengths, positions, offsets) of a term in a leaf (segment) reader; with
+    ``wanted`` (sorted docnums) an array segment decodes only the blocks that may hold them,
+    so the arrays hold every wanted posting and maybe others."""
     fieldobj = reader.schema[fieldname]
     btext = fieldobj.to_bytes(text) if isinstance(text, str) else text
     has_positions = fieldobj.format is not None and fieldobj.format.supports("positions")
@@ -76,15 +82,15 @@ def block_arrays(reader: Any, fieldname: str, text: str | bytes) -> TermArrays:
         return by_matcher(reader, fieldname, m, has_positions)
     length = raw._length  # W3TermInfo.from_bytes leaves it a 1-tuple (unpack_int's)
     length = length[0] if isinstance(length, tuple) else length
-    arrays = from_blocks(raw._postfile.get(raw._startoffset, length), has_positions)
+    arrays = from_blocks(raw._postfile.get(raw._startoffset, length), has_positions, wanted)
     deleted = reader.deleted_docs_set if reader.has_deletions() else ()
     if deleted:
         arrays = arrays.select(~np.isin(arrays.ids, np.fromiter(deleted, np.int64, len(deleted))))
     return arrays
 
 
-def from_blocks(buf: bytes, has_positions: bool) -> TermArrays:
-    cols = columns.read(buf)
+def from_blocks(buf: bytes, has_positions: bool, wanted: np.ndarray | None = None) -> TermArrays:
+    cols = columns.read(buf, wanted)
     if not has_positions:
         return TermArrays(cols.ids, cols.weights, cols.lengths, None, None)
     if cols.counts is None or cols.deltas is None:
@@ -192,11 +198,15 @@ def intersect(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def conjunction(
     searcher: Any, reader: Any, terms: Sequence[tuple[str, bytes]]
 ) -> tuple[np.ndarray, list[TermArrays], list[np.ndarray]]:
-    """The docnums every term matches in one segment, each term's postings there and scores."""
-    arrays = [block_arrays(reader, f, t) for f, t in terms]
-    ids = arrays[0].ids
-    for other in arrays[1:]:
-        ids = ids[intersect(ids, other.ids)[0]]
+    """The docnums every term matches in one segment, each term's postings there and scores.
+    The rarest term is read whole, each other only in the blocks where the docnums so far are."""
+    order = sorted(range(len(terms)), key=lambda i: reader.doc_frequency(*terms[i]))
+    arrays: list[TermArrays] = [empty(False)] * len(terms)
+    ids: np.ndarray | None = None
+    for i in order:
+        arrays[i] = block_arrays(reader, *terms[i], wanted=ids)
+        ids = arrays[i].ids if ids is None else ids[intersect(ids, arrays[i].ids)[0]]
+    assert ids is not None
     chosen = [a.select(intersect(a.ids, ids)[0]) for a in arrays]
     scores = [term_scores(searcher, f, t, a) for (f, t), a in zip(terms, chosen, strict=True)]
     return ids, chosen, scores

@@ -35,6 +35,16 @@ MAGIC = b"TRn1"  # starts every posting list (W3's is b"W3Bl": each matcher refu
 HEAD = struct.Struct("<IIIIdBBBBBB")
 POSHEAD = struct.Struct("<IBB")  # positions in the block, count width, delta width
 RAWHEAD = struct.Struct("<IB")  # value bytes in the block, length width
+# The directory after a list's last block, an entry a block, then the number of blocks (uint32):
+# where the block's data starts (from the list's magic), its HEAD and its POSHEAD (zeros if none).
+# A whole list is decoded from it with no Python per block (columns.py); the matcher walks HEADs.
+DIRECTORY = np.dtype(
+    [("offset", "<u4"), ("size", "<u4"), ("count", "<u4"), ("first", "<u4"), ("maxid", "<u4"),
+     ("maxweight", "<f8"), ("minlen", "u1"), ("maxlen", "u1"), ("idw", "u1"), ("wkind", "u1"),
+     ("vkind", "u1"), ("flags", "u1"), ("npos", "<u4"), ("cw", "u1"), ("dw", "u1")]
+)  # fmt: skip
+ENTRY = struct.Struct("<I" + HEAD.format[1:] + POSHEAD.format[1:])
+COUNT = struct.Struct("<I")
 LAST, HAS_LENGTHS = 1, 2
 W_ONES, W_U16, W_F32 = 0, 1, 2
 V_NONE, V_POSITIONS, V_RAW = 0, 1, 2
@@ -158,9 +168,25 @@ def encode_raw(values: list[bytes]) -> bytes:
 class NpPostingsWriter(whoosh3.W3PostingsWriter):
     """W3's postings writer (blocks, term info, statistics) writing the array layout."""
 
+    _terminfo: Any
     _maxweight: float
     _minlength: int | None
     _maxlength: int
+
+    def start_postings(self, format_: Any, terminfo: Any) -> None:
+        super().start_postings(format_, terminfo)
+        self._directory: list[bytes] = []
+
+    def finish_postings(self) -> Any:
+        """W3's, with the directory after the last block (and no inlining: W3's own is broken,
+        ``set_inline`` does not exist, and never reached with its inlinelimit of 1)."""
+        terminfo = self._terminfo
+        if self._ids:
+            self._write_block(last=True)
+        self._postfile.write(b"".join(self._directory) + COUNT.pack(len(self._directory)))
+        terminfo.set_extent(self._startoffset, self._postfile.tell() - self._startoffset)
+        self._terminfo = None
+        return terminfo
 
     def _new_block(self) -> None:
         super()._new_block()
@@ -205,7 +231,10 @@ class NpPostingsWriter(whoosh3.W3PostingsWriter):
             idw, wkind, vkind, flags,
         )  # fmt: skip
         self._postfile.write(head)
+        offset = self._postfile.tell() - self._startoffset
         self._postfile.write(data)
+        poshead = POSHEAD.unpack_from(vbytes) if vkind == V_POSITIONS else (0, 0, 0)
+        self._directory.append(ENTRY.pack(offset, *HEAD.unpack(head), *poshead))
         self._blockcount += 1
         self._new_block()
 
@@ -319,19 +348,3 @@ class NpCodec(whoosh3.W3Codec):
 
     def new_segment(self, storage: Any, indexname: str) -> NpSegment:
         return NpSegment(self, indexname)
-
-
-def posting_list(buf: Any, raw: bool = False) -> list[Block]:
-    """Every block of a posting list (``buf``: its bytes, from the magic on): one header
-    unpack and a few ``frombuffer`` calls a block, nothing per posting."""
-    if bytes(buf[: len(MAGIC)]) != MAGIC:
-        raise ValueError("not an array posting list")
-    pos = len(MAGIC)
-    blocks = []
-    while True:
-        head = HEAD.unpack_from(buf, pos)
-        pos += HEAD.size
-        blocks.append(decode(buf, pos, head, raw=raw))
-        pos += head[0]
-        if head[10] & LAST:
-            return blocks

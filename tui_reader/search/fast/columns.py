@@ -1,32 +1,37 @@
-"""A whole posting list of NpCodec blocks decoded at once, not a block at a time.
+"""A whole posting list of NpCodec blocks decoded at once, with no Python per block or posting.
 
 Decoding block by block costs a dozen numpy calls a block (~15 µs: more than its 128 postings'
-data). Here one Python pass reads only the block headers (a ``struct`` unpack and some offsets a
-block); then each section -- docnum deltas, weights, length bytes, position counts, position
-deltas -- is joined from every block (``bytes.join`` of memoryview slices, in C) and decoded with
-one ``frombuffer`` per width found, scattered into place by index arrays when widths differ.
+data). Here the list's directory (codec.DIRECTORY, after its last block) is read as one
+structured array; each section's place in every block -- docnum deltas, weights, length bytes,
+position counts, position deltas -- follows from it by array arithmetic, and each section is
+gathered from all blocks with one fancy index per item width found (1, 2, 4 bytes). With
+``wanted`` docnums only the blocks whose id range holds one of them are decoded: an AND reads
+the common word's blocks where the rare word's papers are.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from tui_reader.search.fast.codec import (
+    COUNT,
+    DIRECTORY,
     HAS_LENGTHS,
-    HEAD,
-    LAST,
     MAGIC,
     POSHEAD,
     V_POSITIONS,
     W_F32,
-    W_ONES,
     W_U16,
-    WIDTHS,
-)  # fmt: skip
+    decode,
+)
 
-WEIGHT_TYPES = {W_ONES: None, W_U16: np.dtype("<u2"), W_F32: np.dtype("<f4")}
+WEIGHT_BYTES = np.array([0, 2, 4], np.int64)  # by weight kind: W_ONES, W_U16, W_F32
+ITEM_TYPES: dict[int, np.dtype[Any]] = {1: np.dtype("u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4")}
+WEIGHT_TYPES: dict[int, np.dtype[Any]] = {W_U16: np.dtype("<u2"), W_F32: np.dtype("<f4")}
+BYTES: dict[int, np.dtype[Any]] = {1: np.dtype("u1")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,101 +43,84 @@ class Columns:
     deltas: np.ndarray | None  # int64 position deltas as W3 encodes them, every posting's
 
 
-@dataclass(slots=True)
-class Section:
-    """Where one section lies in each block: byte offset, item count, item type (None: absent)."""
-
-    offsets: list[int]
-    counts: list[int]
-    types: list[np.dtype | None]
-
-    def add(self, offset: int, count: int, dtype: np.dtype | None) -> int:
-        self.offsets.append(offset)
-        self.counts.append(count)
-        self.types.append(dtype)
-        return offset + (count * dtype.itemsize if dtype is not None else 0)
-
-
-def section() -> Section:
-    return Section([], [], [])
-
-
-def fill(buf: memoryview, sec: Section, out: np.ndarray, starts: np.ndarray) -> None:
-    """Write block b's items to ``out[starts[b]:]``: one ``frombuffer`` per item type."""
-    groups: dict[np.dtype, list[int]] = {}
-    for b, dtype in enumerate(sec.types):
-        if dtype is not None and sec.counts[b]:
-            groups.setdefault(dtype, []).append(b)
-    for dtype, blocks in groups.items():
-        size = dtype.itemsize
-        offs, counts = sec.offsets, sec.counts
-        data = b"".join([buf[offs[b] : offs[b] + counts[b] * size] for b in blocks])
-        values = np.frombuffer(data, dtype)
-        if values.size == out.size:
-            out[:] = values
-            continue
-        n = np.array([counts[b] for b in blocks], np.int64)
-        first = starts[np.array(blocks, np.int64)]
-        before = np.cumsum(n) - n
-        out[np.arange(values.size, dtype=np.int64) + np.repeat(first - before, n)] = values
-
-
-def read(buf: bytes) -> Columns:
-    """Every posting of the list in ``buf`` (its bytes from the magic on)."""
+def directory(buf: bytes) -> np.ndarray:
     if buf[: len(MAGIC)] != MAGIC:
         raise ValueError("not an array posting list")
-    mv = memoryview(buf)
-    firsts: list[int] = []
-    maxids: list[int] = []
-    ns: list[int] = []
-    ids, weights, lengths, counts, deltas = section(), section(), section(), section(), section()
-    positions = True
-    pos = len(MAGIC)
-    while True:
-        _size, n, first, maxid, _mw, _mn, _mx, idw, wkind, vkind, flags = head = HEAD.unpack_from(buf, pos)
-        firsts.append(first)
-        maxids.append(maxid)
-        ns.append(n)
-        p = ids.add(pos + HEAD.size, n - 1, WIDTHS[idw] if n > 1 else None)
-        p = weights.add(p, n, WEIGHT_TYPES[wkind])
-        p = lengths.add(p, n, np.dtype("u1") if flags & HAS_LENGTHS else None)
-        if vkind == V_POSITIONS:
-            total, cw, dw = POSHEAD.unpack_from(buf, p)
-            p = counts.add(p + POSHEAD.size, n, WIDTHS[cw])
-            deltas.add(p, total, WIDTHS[dw])
-        else:
-            positions = False
-        pos += HEAD.size + head[0]
-        if flags & LAST:
-            break
-    return assemble(mv, firsts, maxids, ns, (ids, weights, lengths, counts, deltas), positions)
+    (n,) = COUNT.unpack_from(buf, len(buf) - COUNT.size)
+    return np.frombuffer(buf, DIRECTORY, n, len(buf) - COUNT.size - n * DIRECTORY.itemsize)
 
 
-def assemble(
-    mv: memoryview,
-    firsts: list[int],
-    maxids: list[int],
-    ns: list[int],
-    sections: tuple[Section, Section, Section, Section, Section],
-    positions: bool,
-) -> Columns:
-    ids_s, weights_s, lengths_s, counts_s, deltas_s = sections
-    n = np.array(ns, np.int64)
+def spans(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(s, s + n) for s, n in zip(starts, sizes)])``, without the loop."""
+    before = np.cumsum(sizes) - sizes
+    return np.arange(int(sizes.sum()), dtype=np.int64) + np.repeat(starts - before, sizes)
+
+
+def gather(raw: np.ndarray, offsets: np.ndarray, items: np.ndarray, widths: np.ndarray,
+           out: np.ndarray, starts: np.ndarray, kinds: dict[int, np.dtype]) -> None:  # fmt: skip
+    """Block b's ``items[b]`` values of ``kinds[widths[b]]`` at byte ``offsets[b]`` of ``raw``
+    (uint8) into ``out[starts[b]:]``; blocks with widths not in ``kinds`` are left as they are."""
+    first = int(widths[0]) if widths.size else 0
+    one = bool((widths == first).all())
+    for w in [first] if one else list(kinds):
+        dtype = kinds.get(w)
+        if dtype is None:
+            continue
+        sel = slice(None) if one else widths == w
+        n = items[sel]
+        values = raw[spans(offsets[sel], n * dtype.itemsize)].view(dtype)
+        if values.size == out.size:
+            out[:] = values
+        elif values.size:
+            out[spans(starts[sel], n)] = values
+
+
+def one_block(buf: bytes, entry: np.void) -> Columns:
+    head = tuple(entry.tolist()[1:12])
+    block = decode(buf, int(entry["offset"]), head, raw=False)
+    lengths = block.lengths if block.lengths is not None else np.zeros(block.ids.size, np.uint8)
+    return Columns(block.ids, block.weights, lengths, block.counts, block.deltas)
+
+
+def read(buf: bytes, wanted: np.ndarray | None = None) -> Columns:
+    """Every posting of the list in ``buf`` (its bytes from the magic on), or with ``wanted``
+    (sorted docnums) those of the blocks that may hold one of them."""
+    d = directory(buf)
+    if wanted is not None:
+        lo = np.searchsorted(wanted, d["first"], "left")
+        d = d[np.searchsorted(wanted, d["maxid"], "right") > lo]
+    if len(d) == 1:  # a third of the numpy calls: most terms are rare
+        return one_block(buf, d[0])
+    raw = np.frombuffer(buf, np.uint8)
+    n = d["count"].astype(np.int64)
     total = int(n.sum())
     starts = np.cumsum(n) - n
+    idw = d["idw"].astype(np.int64)
+    wkind = d["wkind"].astype(np.int64)
+    has_lengths = (d["flags"] & HAS_LENGTHS) > 0
+    id_at = d["offset"].astype(np.int64)
+    w_at = id_at + (n - 1) * idw
+    len_at = w_at + n * WEIGHT_BYTES[wkind]
+    after = len_at + np.where(has_lengths, n, 0)
+
     steps = np.zeros(total, np.int64)
-    fill(mv, ids_s, steps, starts + 1)
-    steps[starts] = np.array(firsts, np.int64) - np.concatenate(([0], np.array(maxids[:-1], np.int64)))
+    gather(raw, id_at, n - 1, idw, steps, starts + 1, ITEM_TYPES)
+    maxids = d["maxid"].astype(np.int64)
+    steps[starts] = d["first"].astype(np.int64) - np.concatenate(([0], maxids[:-1]))
     ids = np.cumsum(steps)
     weights = np.ones(total, np.float64)
-    fill(mv, weights_s, weights, starts)
+    gather(raw, w_at, n, wkind, weights, starts, WEIGHT_TYPES)
     lengths = np.zeros(total, np.uint8)
-    fill(mv, lengths_s, lengths, starts)
-    if not positions:
+    gather(raw, len_at, n, has_lengths.astype(np.int64), lengths, starts, BYTES)
+    if not bool((d["vkind"] == V_POSITIONS).all()):
         return Columns(ids, weights, lengths, None, None)
+    cw = d["cw"].astype(np.int64)
     counts = np.zeros(total, np.int64)
-    fill(mv, counts_s, counts, starts)
-    nd = np.array(deltas_s.counts, np.int64)
-    deltas = np.zeros(int(nd.sum()), np.int64)
-    fill(mv, deltas_s, deltas, np.cumsum(nd) - nd)
+    counts_at = after + POSHEAD.size
+    gather(raw, counts_at, n, cw, counts, starts, ITEM_TYPES)
+    npos = d["npos"].astype(np.int64)
+    deltas = np.zeros(int(npos.sum()), np.int64)
+    gather(
+        raw, counts_at + n * cw, npos, d["dw"].astype(np.int64), deltas, np.cumsum(npos) - npos, ITEM_TYPES
+    )
     return Columns(ids, weights, lengths, counts, deltas)
