@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from tui_reader.app.app import ReaderApp
-from tui_reader.app.screens.inbox import InboxScreen, SaveSearchScreen
+from tui_reader.app.screens.inbox_screens import InboxScreen, SaveSearchScreen
 from tui_reader.app.screens.main import MainScreen
 from tui_reader.library.saved import SavedSearches
 from tui_reader.search import SearchMode
@@ -178,3 +178,33 @@ async def test_empty_inbox_says_how(make_app: MakeApp) -> None:
         await pilot.press("escape")
         await drained(pilot)
         assert isinstance(pilot.app.screen, MainScreen)
+
+
+async def test_rename_and_remove_in_the_inbox(make_app: MakeApp, data_dir: Path) -> None:
+    _saved(data_dir, ("one", "graph"), ("two", "diffusion"))
+    store = data_dir / "saved-searches.json"
+    async with make_app().run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await drained(pilot)
+        inbox = await _inbox(pilot)
+        await pilot.press("r")  # rename "one"
+        await pilot.pause()
+        modal = pilot.app.screen
+        assert isinstance(modal, SaveSearchScreen)
+        modal.query_one(Input).value = "TWO"  # taken by the other one: refused
+        await pilot.press("enter")
+        assert "already named 'two'" in str(modal.query_one("#save-problem").visual)
+        modal.query_one(Input).value = "graphs"
+        await pilot.press("enter")
+        await drained(pilot)
+        assert pilot.app.screen is inbox
+        assert [s.name for s in SavedSearches(store).all()] == ["graphs", "two"]
+        assert inbox.lines[0].startswith("graphs  ")
+        await pilot.press("down", "x")  # once: asks again
+        await drained(pilot)
+        assert len(SavedSearches(store)) == 2
+        assert "again to remove 'two'" in str(inbox.query_one("#inbox-help").visual)
+        await pilot.press("x")
+        await drained(pilot)
+        assert [s.name for s in SavedSearches(store).all()] == ["graphs"]
+        assert len(inbox.lines) == 1 and inbox.lines[0].startswith("graphs  ")

@@ -18,29 +18,22 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
-
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical
-from textual.content import Content
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Input, OptionList, Static
-from textual.widgets.option_list import Option
 
 from tui_reader import paths
 from tui_reader.app.messages import IndexDamagedFound, ResultsReady
 from tui_reader.app.model import Entry, Kind, View
 from tui_reader.app.screens.answers import snippets
+from tui_reader.app.screens.inbox_screens import InboxScreen, SaveSearchScreen
 from tui_reader.app.widgets.status_line import StatusLine
 from tui_reader.corpus.text import clean_label
 from tui_reader.errors import IndexDamaged
+from tui_reader.library.arrivals import collection_file
 from tui_reader.library.bookmarks import ReadOnlyStore
 from tui_reader.library.inbox import Count, Timeline, all_new, count, new_first, open_timeline
-from tui_reader.library.saved import BadInput, Refused, SavedSearch, SavedSearches, checked_name, folded
-from tui_reader.library.userdata import collection_file
+from tui_reader.library.saved import Refused, SavedSearch, SavedSearches, folded
 
 if TYPE_CHECKING:
     from tui_reader.app.screens.main import MainScreen
@@ -49,127 +42,6 @@ if TYPE_CHECKING:
 
 TRIES = 4  # a count stopped by a newer search is asked again this often
 WAIT = 3.0  # seconds a count waits for the user's own search to be answered first
-
-
-class SaveSearchScreen(ModalScreen[str | None]):
-    """Asks the name to save a query under. Dismisses with it (Enter) or None (Esc)."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
-    DEFAULT_CSS = """
-    SaveSearchScreen { align: center middle; }
-    SaveSearchScreen > Vertical {
-        width: 80; max-width: 95%; height: auto; border: thick $primary; background: $surface;
-        padding: 0 1;
-    }
-    SaveSearchScreen #save-problem { color: $text-error; display: none; }
-    SaveSearchScreen #save-problem.-shown { display: block; }
-    """
-
-    def __init__(self, query: str, taken: Sequence[str]) -> None:
-        super().__init__()
-        self.saved_query = query
-        self.taken = {folded(n): n for n in taken}
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(
-                Content("Save the search: ").stylize("bold") + Content(clean_label(self.saved_query))
-            )
-            yield Input(suggested_name(self.saved_query), placeholder="A name for it", id="save-name")
-            yield Static(Content(""), id="save-problem")
-            yield Static(Content("Enter saves · Esc cancels · I shows the inbox").stylize("$text-muted"))
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        try:
-            name = checked_name(event.value)
-        except BadInput as exc:
-            self._problem(f"{str(exc).capitalize()}.")
-            return
-        if folded(name) in self.taken:
-            self._problem(f"A saved search is already named {clean_label(self.taken[folded(name)])!r}.")
-            return
-        self.dismiss(name)
-
-    def _problem(self, text: str) -> None:
-        problem = self.query_one("#save-problem", Static)
-        problem.update(Content(text))
-        problem.add_class("-shown")
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-
-def suggested_name(query: str) -> str:
-    """The query's words, cut to a name's length at a word."""
-    words, out = clean_label(" ".join(query.split())).split(), ""
-    for word in words:
-        if len(out) + len(word) + 1 > 40:
-            break
-        out = f"{out} {word}".strip()
-    return out or clean_label(query)[:40]
-
-
-class InboxScreen(Screen[str | None]):
-    """Every saved search and its counts. Dismisses with the name chosen (Enter) or None (Esc)."""
-
-    BINDINGS = [Binding("escape", "close", "Back", tooltip="Close the inbox")]
-    DEFAULT_CSS = """
-    InboxScreen { layout: vertical; }
-    InboxScreen #inbox-title { height: 1; padding: 0 1; background: $panel; }
-    InboxScreen #inbox-list { height: 1fr; }
-    InboxScreen #inbox-help { height: 1; padding: 0 1; color: $text-muted; }
-    """
-
-    def __init__(self, searches: Sequence[SavedSearch], counts: dict[str, Count], cursor: str = "") -> None:
-        super().__init__()
-        self.searches = list(searches)
-        self.counts = dict(counts)
-        self.cursor = cursor
-
-    def compose(self) -> ComposeResult:
-        yield Static(Content("Inbox: saved searches").stylize("bold"), id="inbox-title")
-        yield OptionList(id="inbox-list")
-        yield Static(Content("Enter opens one (new matches first) · Esc goes back"), id="inbox-help")
-
-    def on_mount(self) -> None:
-        self.fill(self.searches, self.counts)
-        self.query_one(OptionList).focus()
-
-    @property
-    def lines(self) -> list[str]:
-        """The list as shown, one line per saved search (tests read it)."""
-        return [line_of(s, self.counts.get(folded(s.name))) for s in self.searches]
-
-    def fill(self, searches: Sequence[SavedSearch], counts: dict[str, Count]) -> None:
-        """New counts (or searches): the cursor stays on its search."""
-        listing = self.query_one(OptionList)
-        if listing.highlighted is not None and listing.highlighted < len(self.searches):
-            self.cursor = self.searches[listing.highlighted].name
-        self.searches, self.counts = list(searches), dict(counts)
-        listing.clear_options()
-        if not self.searches:
-            empty = "No saved searches yet: w saves the search on show under a name."
-            listing.add_option(Option(Content(empty), disabled=True))
-            return
-        for s, line in zip(self.searches, self.lines, strict=True):
-            listing.add_option(
-                Option(Content(line) + Content("\n    ") + Content(s.shown_query).stylize("dim"))
-            )
-        at = next((i for i, s in enumerate(self.searches) if folded(s.name) == folded(self.cursor)), 0)
-        listing.highlighted = at
-
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        if 0 <= event.option_index < len(self.searches):
-            self.dismiss(self.searches[event.option_index].name)
-
-    def action_close(self) -> None:
-        self.dismiss(None)
-
-
-def line_of(search: SavedSearch, counted: Count | None) -> str:
-    return counted.line if counted is not None else f"{search.shown_name}  counting…"
 
 
 class Inbox:
@@ -183,6 +55,7 @@ class Inbox:
         self.shown: InboxScreen | None = None
         self._counting = False
         self._again = False
+        self._known = False  # the saved searches were read once
         screen.watch(screen, "result", self._list_marks, init=False)  # every view put on screen
 
     # -- keys -------------------------------------------------------------------------------------
@@ -200,8 +73,9 @@ class Inbox:
     def open(self, cursor: str = "") -> None:
         """``I``: the inbox, counted again (the counts fill in as they come)."""
         screen = self.screen
-        self.shown = InboxScreen(self.searches, self.counts, cursor)
+        self.shown = InboxScreen(self.searches, self.counts, cursor, known=self._known, change=self._change)
         screen.app.push_screen(self.shown, self._chosen)
+        self._read_only_list()  # the names at once, the counts when they come
         self.recount()
 
     def left(self, before: Entry) -> None:
@@ -219,7 +93,6 @@ class Inbox:
     def recount(self) -> None:
         screen = self.screen
         if screen.searcher is None or screen.corpus is None:
-            self._read_only_list()
             return
         if self._counting:
             self._again = True
@@ -280,7 +153,7 @@ class Inbox:
             self.recount()
 
     def _counted(self, searches: list[SavedSearch], counts: dict[str, Count], warnings: list[str]) -> None:
-        self.searches = searches
+        self.searches, self._known = searches, True
         if counts or not searches:
             self.counts = counts
         for warning in warnings:
@@ -307,6 +180,24 @@ class Inbox:
             self._call(partial(notify, clean_label(str(exc)).capitalize(), severity="warning"))
             return
         self._call(notify, f"Saved {saved.shown_name!r}: I shows the inbox.")
+        self._call(self.recount)
+
+    def _change(self, name: str, new: str) -> None:
+        work = partial(self._changed, name, new)
+        self.screen.run_worker(work, thread=True, group="inbox-save", exit_on_error=False)
+
+    def _changed(self, name: str, new: str) -> None:
+        """Rename the search ``name`` to ``new``, or remove it (``new`` '')."""
+        notify = self.screen.notify
+        store = SavedSearches(paths.saved_searches_file())
+        try:
+            done = store.rename(name, new) if new else store.remove(name)
+        except (Refused, ReadOnlyStore) as exc:
+            self._call(partial(notify, clean_label(str(exc)).capitalize(), severity="warning"))
+            return
+        said = f"Renamed to {done.shown_name!r}." if new else f"Removed {done.shown_name!r}."
+        self._call(notify, said)
+        self._call(self._counted, store.all(), self.counts, store.warnings)
         self._call(self.recount)
 
     # -- opening one ------------------------------------------------------------------------------
