@@ -190,7 +190,7 @@ def parse_draft(
         text, cites, bibs = _markdown(source)
     else:
         text, cites, bibs = _pandoc_free(source), _pandoc_keys(source), []
-    found = tuple(_bib_path(folder, b) for b in bibs) if folder is not None else ()
+    found = tuple(dict.fromkeys(_bib_path(folder, b) for b in bibs)) if folder is not None else ()
     draft = Draft(name, " ".join(text.split()), tuple(dict.fromkeys(cites)), found, warnings)
     if draft.words < MIN_WORDS:
         raise DraftError(f"{name}: no prose to compare (fewer than {MIN_WORDS} words)")
