@@ -112,6 +112,9 @@ async def test_pasted_text_is_a_draft_too(make_app: MakeApp, folder: Path) -> No
     app = make_app(folder / "collection.bib")
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await ready(pilot)
+        await ask(pilot, str(folder / "draft.tex"))
+        await pilot.press("escape")
+        await drained(pilot)
         await ask(
             pilot, text="Policy gradient methods and deep Q-networks for reinforcement learning agents."
         )
@@ -121,6 +124,7 @@ async def test_pasted_text_is_a_draft_too(make_app: MakeApp, folder: Path) -> No
             "Human-Level Control through Deep Reinforcement Learning",
         }
         assert not marked(screen)
+        assert screen.model.depth == 2  # the pasted text won over the path the modal kept
 
 
 async def test_a_hostile_draft_is_one_notice_and_no_view(make_app: MakeApp, folder: Path) -> None:

@@ -33,8 +33,7 @@ if TYPE_CHECKING:
     from tui_reader.app.screens.main import MainScreen
     from tui_reader.corpus.corpus import Corpus
     from tui_reader.library.bookmark import Bookmark
-    from tui_reader.search.results import SearchResult
-    from tui_reader.search.searcher import Searcher
+    from tui_reader.search import Searcher, SearchResult
 
 LIMIT = 50  # papers a draft's list holds (the answer is its top, never paged)
 CITED = "✓ cited · "  # the start of a cited paper's snippet line
@@ -87,9 +86,9 @@ class DraftScreen(ModalScreen[DraftAsked | None]):
             yield Static(Content("or paste its text:"), classes="draft-label")
             yield TextArea("", soft_wrap=True, id="draft-text")
             yield Static(
-                Content(
-                    "Enter reads the file · ctrl+s: the file, else the pasted text · Esc cancels"
-                ).stylize("$text-muted")
+                Content("Enter reads the file · ctrl+s: the pasted text (or the file) · Esc cancels").stylize(
+                    "$text-muted"
+                )
             )
             with Horizontal():
                 yield Button("Find", variant="primary", id="draft-find")
@@ -97,17 +96,24 @@ class DraftScreen(ModalScreen[DraftAsked | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.action_find()
+        self._find(prefer_text=False)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         (self.action_find if event.button.id == "draft-find" else self.action_cancel)()
 
     def action_find(self) -> None:
+        self._find(prefer_text=True)
+
+    def _find(self, prefer_text: bool) -> None:
+        """Enter on the path reads the file; ctrl+s and Find take the pasted text when there is
+        some (the path field keeps the last draft's path), else the file."""
         path = self.query_one(Input).value.strip()
         text = self.query_one(TextArea).text
-        if path or text.strip():
-            self.dismiss(DraftAsked(path=path) if path else DraftAsked(text=text))
+        if text.strip() and (prefer_text or not path):
+            self.dismiss(DraftAsked(text=text))
+        elif path:
+            self.dismiss(DraftAsked(path=path))
         else:
             self.app.notify("Give a draft's path, or paste its text.", severity="warning", markup=False)
 
@@ -204,7 +210,7 @@ class Related:
     def _snippets(
         corpus: Corpus, rows: list[int], result: SearchResult, marked: frozenset[int]
     ) -> dict[int, Snippet]:
-        from tui_reader.search.highlight import snippet
+        from tui_reader.search import snippet
 
         out: dict[int, Snippet] = {}
         for row in rows:
