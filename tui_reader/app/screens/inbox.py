@@ -126,14 +126,14 @@ class Inbox:
         finally:
             self._call(self._done_counting)
 
-    def _enter(self, searcher: Searcher, query: str, sets: Any, size: int) -> SearchResult:
-        """Enter's whole answer to ``query``, after the user's own search, asked again if a
-        newer search stopped it."""
+    def _enter(self, searcher: Searcher, query: str, sets: Any, size: int, wait: bool = True) -> SearchResult:
+        """Enter's whole answer to ``query``, asked again if a newer search stopped it;
+        ``wait``: after the user's own search (a count, not the view on show)."""
         from tui_reader.search import SearchMode
 
         result = None
         for _ in range(TRIES):
-            waited = time.monotonic() + WAIT
+            waited = time.monotonic() + (WAIT if wait else 0)
             while self.screen.model.top.waiting and time.monotonic() < waited:
                 time.sleep(0.05)
             result = searcher.search(query, SearchMode.ENTER, max(size, 1), time_limit=None, sets=sets)
@@ -231,7 +231,7 @@ class Inbox:
 
         timeline, _ = open_timeline(collection_file(paths.data_dir(), corpus), corpus.ids)
         try:
-            result = self._enter(searcher, saved.query, sets, len(corpus))
+            result = self._enter(searcher, saved.query, sets, len(corpus), wait=False)
         except IndexDamaged as exc:  # as any search: the screen rebuilds the index, then asks again
             self.screen.post_message(IndexDamagedFound(exc, saved.query, SearchMode.ENTER))
             return

@@ -49,7 +49,7 @@ class SaveSearchScreen(ModalScreen[str | None]):
             yield Static(Content(self.title_text).stylize("bold") + Content(clean_label(self.saved_query)))
             yield Input(self.start, placeholder="A name for it", id="save-name")
             yield Static(Content(""), id="save-problem")
-            yield Static(Content("Enter saves · Esc cancels · I shows the inbox").stylize("$text-muted"))
+            yield Static(Content("Enter saves · Esc cancels").stylize("$text-muted"))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
