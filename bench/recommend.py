@@ -57,6 +57,9 @@ def main() -> None:
     p.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
     p.add_argument("--reps", type=int, default=3)
     args = p.parse_args()
+    if not args.corpus.exists():  # `make bench` on a machine without the shared corpus
+        print(f"bench.recommend: no corpus at {args.corpus}; skipped (give one: CORPUS)")
+        return
     corpus = load_corpus([args.corpus])
     index = SearchIndex(corpus)
     index.ensure()

@@ -144,7 +144,7 @@ def test_a_newer_request_cancels_the_training(topics: Searcher) -> None:
 def test_progress_is_told(topics: Searcher) -> None:
     seen: list[str] = []
     recommend(topics, of_topic(topics.corpus, "protein")[:3], progress=lambda d, t, phase: seen.append(phase))
-    assert seen == ["training", "ranking", "ranked"]
+    assert list(dict.fromkeys(seen)) == ["training", "ranking", "ranked"]
 
 
 def test_unread_first_keeps_the_order_within_each_part() -> None:

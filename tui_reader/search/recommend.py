@@ -140,17 +140,16 @@ def _recommend(
         out.missing = len(set(positives)) - len(pos)
         if len(pos) < MIN_POSITIVES:
             return out
-        tell(0, 2, "training")
+        tell(0, 0, "training")
         sample = _sample(s, set(pos) | set(neg))
         out.sampled = len(sample)
         model = _train(s, corpus, pos, neg, sample, cancelled)
         out.train_ms = (time.perf_counter() - started) * 1000
-        tell(1, 2, "ranking")
         started = time.perf_counter()
         never = set(pos) | set(neg)
-        out.picks, out.total, out.terms = _rank(s, corpus, model, never, limit, cancelled)
+        out.picks, out.total, out.terms = _rank(s, corpus, model, never, limit, cancelled, tell)
         out.rank_ms = (time.perf_counter() - started) * 1000
-        tell(2, 2, "ranked")
+        tell(out.terms, out.terms, "ranked")
         return out
 
 
@@ -278,7 +277,13 @@ def _chosen(model: _Model) -> list[int]:
 
 
 def _rank(
-    s: Any, corpus: Any, model: _Model, never: set[int], limit: int, cancelled: Callable[[], bool]
+    s: Any,
+    corpus: Any,
+    model: _Model,
+    never: set[int],
+    limit: int,
+    cancelled: Callable[[], bool],
+    tell: Progress,
 ) -> tuple[list[Pick], int, int]:
     reader = s.reader()
     count = reader.doc_count_all()
@@ -286,9 +291,12 @@ def _rank(
     matched = np.zeros(count, dtype=bool)  # holds a positive-weight term: the weighted OR's match
     read: list[tuple[int, np.ndarray, np.ndarray]] = []  # (term, docnums, w * x) per term
     leaves = list(reader.leaf_readers())
-    for col in _chosen(model):
+    chosen = _chosen(model)
+    for n, col in enumerate(chosen):
         if cancelled():
             raise Cancelled
+        if not n % 25:
+            tell(n, len(chosen), "ranking")
         term, w = model.terms[col], model.weights[col]
         parts = [_weighted(leaf, base, term, model.idf[col], model.avgfl) for leaf, base in leaves]
         ids = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64)

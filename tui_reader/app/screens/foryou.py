@@ -113,6 +113,9 @@ class Step(Message, bubble=False):
     request: int
     text: str
 
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, Step)
+
 
 class ForYouScreen(Screen[int | None]):
     """The ranking for a tag (None: every bookmark). Dismisses with the row chosen, or None."""
@@ -202,10 +205,9 @@ class ForYouScreen(Screen[int | None]):
         except ReadOnlyStore as exc:
             self.post_message(Ranked(request, None, str(exc)))
             return
-        phases = {"training": "Training", "ranking": "Ranking the collection", "ranked": "Ranked"}
 
         def step(done: int, total: int, phase: str) -> None:
-            self.post_message(Step(request, f"{phases.get(phase, phase)}…"))
+            self.post_message(Step(request, progress_text(done, total, phase)))
 
         try:
             got = recommend(
@@ -226,7 +228,7 @@ class ForYouScreen(Screen[int | None]):
     @on(Step)
     def _step(self, event: Step) -> None:
         if event.request == self.request:
-            self.say(f"{event.text} ({label(self.tag)})")
+            self.say(f"For you, from {label(self.tag)}: {event.text}")
 
     @on(Ranked)
     def _ranked(self, event: Ranked) -> None:
@@ -329,6 +331,13 @@ class ForYouScreen(Screen[int | None]):
     def action_reset(self) -> None:
         self.train(reset=True)
         self.notify(f"Cleared the not-interested papers of {label(self.tag)}: retraining.", timeout=3)
+
+
+def progress_text(done: int, total: int, phase: str) -> str:
+    """What the worker is doing, for the summary line ("Ranking the collection… 40%")."""
+    if phase == "ranking":
+        return f"Ranking the collection… {100 * done // max(total, 1)}%"
+    return {"training": "Training…", "ranked": "Ranked."}.get(phase, phase)
 
 
 def because_line(pick: Pick) -> tuple[str, list[tuple[int, int]]]:
