@@ -17,15 +17,14 @@ from typing import TYPE_CHECKING
 from tui_reader import paths
 from tui_reader.cli_output import hit_fields, write_search_json
 from tui_reader.corpus.corpus import Corpus
-from tui_reader.corpus.draft import Draft, DraftError, read_draft
 from tui_reader.corpus.text import clean_label
 from tui_reader.errors import IndexDamaged
 from tui_reader.library.bookmarks import BookmarkStore
-from tui_reader.library.cited import Cited, resolve
 
 if TYPE_CHECKING:
-    from tui_reader.search.results import SearchResult
-    from tui_reader.search.searcher import Searcher
+    from tui_reader.corpus.draft import Draft
+    from tui_reader.library.cited import Cited
+    from tui_reader.search import Searcher, SearchResult
 
 OpenSearcher = Callable[..., "Searcher"]
 CITED_MARK = "[cited]"
@@ -63,6 +62,8 @@ def add_parser(
 
 
 def run(args: argparse.Namespace, corpus: Corpus, open_searcher: OpenSearcher) -> int:
+    from tui_reader.corpus.draft import DraftError, read_draft  # only this command pays for them
+
     draft = read_draft(args.draft)  # DraftError: one line, exit 2 (a CorpusError)
     for bib in args.bib or ():
         if not bib.is_file():
@@ -97,6 +98,8 @@ def run(args: argparse.Namespace, corpus: Corpus, open_searcher: OpenSearcher) -
 
 
 def _cited(args: argparse.Namespace, draft: Draft, corpus: Corpus) -> Cited:
+    from tui_reader.library.cited import resolve
+
     store = BookmarkStore(args.bookmarks or paths.bookmarks_file())
     bibs = list(args.bib) if args.bib else list(draft.bibliographies)
     cited = resolve(draft.cites, bibs, store.all() if draft.cites else (), corpus.get)
