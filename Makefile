@@ -33,6 +33,7 @@ lint: $(TSTAMP)
 bench: $(TSTAMP)
 	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
 	$(BIN)/python -m bench $(ARGS)
+	$(BIN)/python -m bench.recommend  # For you: train + rank one tag at 87k (budget 2 s)
 
 FUZZ_SECONDS ?= 20
 fuzz: $(TSTAMP)  # each target for FUZZ_SECONDS (about 15 targets), new inputs every run

@@ -79,7 +79,7 @@ def rows(searcher: Searcher) -> list[Row]:
 
 def main(argv: list[str]) -> int:
     from tui_reader.corpus.corpus import load_corpus
-    from tui_reader.search.index import SearchIndex
+    from tui_reader.search.index.persistent import SearchIndex
 
     corpus = load_corpus([Path(p) for p in argv] or None)
     index = SearchIndex(corpus)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bench import corpusgen, procfs
 from tui_reader.corpus.corpus import Corpus, load_corpus
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.searcher import PAGE, Searcher, SearchMode, snippet
 
 REPO = Path(__file__).resolve().parent.parent

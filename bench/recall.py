@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from bench.measures import TYPEAHEAD_LIMIT
-from tui_reader.search import querytext
+from tui_reader.search.query import querytext
 from tui_reader.search.searcher import PAGE, Searcher, SearchMode
 
 

@@ -69,7 +69,7 @@ def write(source: Path, path: Path, count: int) -> Path:
 
 def one_size(source: Path, size: int, workdir: Path, per_kind: int, titles: int) -> dict[str, object]:
     from tui_reader.corpus.corpus import load_corpus
-    from tui_reader.search.index import SearchIndex
+    from tui_reader.search.index.persistent import SearchIndex
     from tui_reader.search.searcher import Searcher
 
     folder = workdir / f"n{size}"

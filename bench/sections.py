@@ -15,7 +15,7 @@ from bench import bookmarks_store, hostile, launch, manyfiles, measures, profili
 from bench.engines import Fts5, Grep
 from bench.report import Budget, Row, Summary
 from tui_reader.corpus.corpus import Corpus, load_corpus
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.searcher import Searcher
 
 if TYPE_CHECKING:

@@ -16,9 +16,9 @@ from pathlib import Path
 from bench.report import Budget, Row, Summary
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.library.sorting import SortColumns, arrange
-from tui_reader.search.index import SearchIndex
-from tui_reader.search.modes import PAGE
+from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.ordering import Order
+from tui_reader.search.query.modes import PAGE
 from tui_reader.search.searcher import Searcher, SearchMode, SearchResult
 from tui_reader.search.subsets import Only
 

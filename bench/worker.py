@@ -36,7 +36,7 @@ def parse(corpus_path: str) -> dict[str, object]:
 
 def build(corpus_path: str, rebuild: bool) -> dict[str, object]:
     from tui_reader.corpus.corpus import load_corpus
-    from tui_reader.search.index import SearchIndex
+    from tui_reader.search.index.persistent import SearchIndex
 
     started = time.perf_counter()
     corpus = load_corpus([corpus_path])

@@ -10,7 +10,7 @@ import pytest
 from support import SEED_FILES
 
 from tui_reader.corpus.corpus import Corpus, load_corpus
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.searcher import Searcher
 
 

@@ -15,7 +15,7 @@ from support import SEED_FILES, run_cli, run_cli_many
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.library.bookmarks import BookmarkStore
 from tui_reader.library.citekeys import key_base
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.index.persistent import SearchIndex
 
 
 @pytest.fixture

@@ -12,9 +12,10 @@ from support import run_cli
 
 from tui_reader import paths
 from tui_reader.corpus.corpus import load_corpus
+from tui_reader.library.arrivals import collection_file
 from tui_reader.library.inbox import open_timeline
 from tui_reader.library.saved import SavedSearches
-from tui_reader.library.userdata import collection_file, open_user_data
+from tui_reader.library.userdata import open_user_data
 
 FIRST = [
     {"title": "Diffusion models for images", "abstract": "Score based diffusion with guidance."},

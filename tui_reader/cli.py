@@ -10,7 +10,7 @@ import argparse
 import contextlib
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +20,7 @@ from tui_reader.cli_bookmarks import add_parser as add_bookmarks_parser
 from tui_reader.cli_bookmarks import run as run_bookmarks
 from tui_reader.cli_export import add_parser as add_export_parser
 from tui_reader.cli_export import run as run_export
+from tui_reader.cli_open import answered, open_searcher, progress_printer, told
 from tui_reader.cli_output import (
     OutputError,
     checked_stdout,
@@ -28,6 +29,12 @@ from tui_reader.cli_output import (
     reserve_standard_fds,
     write_search_json,
 )
+from tui_reader.cli_recommend import add_parser as add_recommend_parser
+from tui_reader.cli_recommend import run as run_recommend
+from tui_reader.cli_related import add_parser as add_related_parser
+from tui_reader.cli_related import run as run_related
+from tui_reader.cli_saved import add_parser as add_saved_parser
+from tui_reader.cli_saved import run_inbox, run_saved
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.corpus.formats import CorpusError
 from tui_reader.corpus.text import clean_label
@@ -35,10 +42,20 @@ from tui_reader.errors import CacheUnusable, IndexBusy, IndexDamaged
 from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
 
 if TYPE_CHECKING:
-    from tui_reader.search.index import SearchIndex
-    from tui_reader.search.searcher import Searcher
+    from tui_reader.search import Searcher, SearchResult
 
-SUBCOMMANDS = ("list", "search", "index", "bookmarks", "config", "export")
+SUBCOMMANDS = (
+    "list",
+    "search",
+    "index",
+    "bookmarks",
+    "config",
+    "export",
+    "saved",
+    "inbox",
+    "related",
+    "recommend",
+)
 
 
 class UsageError(Exception):
@@ -61,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tui-reader",
         description="A keyboard-first terminal reader for paper abstracts.",
-        epilog="Subcommands: list, search, index, bookmarks, config, export (tui-reader SUBCOMMAND --help).",
+        epilog="Subcommands: list, search, index, bookmarks, config, export, saved, inbox (tui-reader SUBCOMMAND --help).",
     )
     parser.add_argument("--version", action="version", version=f"tui-reader {__version__}")
     _add_common(parser)
@@ -99,6 +116,9 @@ def build_sub_parser() -> argparse.ArgumentParser:
     p.add_argument("--path", action="store_true", help="print only the configuration file's path")
     add_bookmarks_parser(sub, _add_common)
     add_export_parser(sub, _add_common)
+    add_saved_parser(sub, _add_common)
+    add_related_parser(sub, _add_common)
+    add_recommend_parser(sub, _add_common)
     return parser
 
 
@@ -106,58 +126,6 @@ def build_sub_parser() -> argparse.ArgumentParser:
 def _warn(corpus: Corpus) -> None:
     for warning in corpus.warnings:
         print(f"tui-reader: warning: {warning}", file=sys.stderr)
-
-
-def _progress_printer(label: str) -> Callable[[int, int, str], None]:
-    tty = sys.stderr.isatty()
-    last = [-1]
-
-    def show(done: int, total: int, phase: str) -> None:
-        if not total:
-            print(f"tui-reader: {phase}…", file=sys.stderr)
-            return
-        pct = 100 * done // max(total, 1)
-        if tty:
-            filled = pct * 30 // 100
-            bar = "#" * filled + "-" * (30 - filled)
-            sys.stderr.write(f"\r{label} [{bar}] {pct:3d}% {done:,}/{total:,} {phase:<10}")
-            if done >= total and phase == "finishing":
-                sys.stderr.write("\n")
-            sys.stderr.flush()
-        elif pct // 10 != last[0] // 10:
-            print(f"{label}: {pct}% ({done:,}/{total:,}) {phase}", file=sys.stderr)
-        last[0] = pct
-
-    return show
-
-
-def open_index(corpus: Corpus, rebuild: bool = False, quiet: bool = False) -> SearchIndex:
-    from tui_reader.search.index import SearchIndex
-
-    index = SearchIndex(corpus)
-    noisy = not quiet and len(corpus) >= 2000  # ensure() reports only a build or an update
-    progress = _progress_printer("indexing") if noisy else None
-    report = index.ensure(progress=progress, rebuild=rebuild)
-    if report.reason:
-        print(f"tui-reader: {clean_label(report.reason)}", file=sys.stderr)
-    return index
-
-
-def open_searcher(corpus: Corpus, rebuild: bool = False, quiet: bool = False, warm: bool = True) -> Searcher:
-    """The index, updated or built, and a searcher on it; an index that opens but does not read
-    (damaged where the manifest cannot see) is rebuilt once. ``warm=False`` (one search): what
-    the searcher would read ahead is read only if that search needs it."""
-    from tui_reader.search.searcher import Searcher
-
-    index = open_index(corpus, rebuild=rebuild, quiet=quiet)
-    try:
-        return Searcher(index, warm=warm)
-    except IndexDamaged as exc:
-        if rebuild:
-            raise
-        print(f"tui-reader: {clean_label(str(exc))}; rebuilding it", file=sys.stderr)
-        index.close()
-        return Searcher(open_index(corpus, rebuild=True, quiet=quiet), warm=warm)
 
 
 def _resolve_id(corpus: Corpus, given: str, store: BookmarkStore | None = None) -> str:
@@ -209,23 +177,20 @@ def _filter_sets(args: argparse.Namespace) -> dict[str, frozenset[str]] | None:
 
 
 def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
-    from tui_reader.search.searcher import TIME_LIMIT, SearchMode
+    from tui_reader.search import TIME_LIMIT, SearchMode
 
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
-    from tui_reader.search.build import check
+    from tui_reader.search import remember_self_check
 
     seconds = TIME_LIMIT if args.time_limit is None else args.time_limit or None
-    check.REMEMBER = True  # one search: the fast paths' verdict for this code, kept in the cache
+    remember_self_check()  # one search: the fast paths' verdict for this code, kept in the cache
     sets = _filter_sets(args)
-    searcher = open_searcher(corpus, quiet=args.json, warm=False)
-    try:
-        result = searcher.search(args.query, SearchMode.ENTER, args.limit, time_limit=seconds, sets=sets)
-    except IndexDamaged as exc:
-        print(f"tui-reader: {clean_label(str(exc))}; rebuilding it", file=sys.stderr)
-        searcher.index.close()
-        searcher = open_searcher(corpus, rebuild=True, quiet=args.json, warm=False)
-        result = searcher.search(args.query, SearchMode.ENTER, args.limit, time_limit=seconds, sets=sets)
+
+    def ask(searcher: Searcher) -> SearchResult:
+        return searcher.search(args.query, SearchMode.ENTER, args.limit, time_limit=seconds, sets=sets)
+
+    result = answered(corpus, ask, quiet=args.json)
     if result.notice:
         print(f"tui-reader: {clean_label(result.notice)}", file=sys.stderr)
     hits = (hit_fields(corpus, found, result.terms) for found in result.hits)  # each when written
@@ -245,20 +210,14 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
 
 
 def cmd_index(args: argparse.Namespace, corpus: Corpus) -> int:
-    from tui_reader.search.index import SearchIndex
-    from tui_reader.search.searcher import Searcher
+    from tui_reader.search import SearchIndex
+    from tui_reader.search import open_searcher as opening
 
-    index = SearchIndex(corpus)
-    state = "missing" if args.rebuild else index.status()
-    report = index.ensure(progress=_progress_printer("indexing"), rebuild=args.rebuild, wait=True)
-    if report.action == "unchanged":
-        try:  # what every search reads first (the word lists): damage the manifest cannot see
-            Searcher(index)
-        except IndexDamaged as exc:
-            index.close()
-            state = "damaged"
-            report = index.ensure(progress=_progress_printer("indexing"), rebuild=True)
-            report.reason = f"{exc}; rebuilt it"
+    state = "missing" if args.rebuild else SearchIndex(corpus).status()
+    progress = progress_printer("indexing")
+    opened = opening(corpus, rebuild=args.rebuild, wait=True, progress=progress, tell=told)  # warm: reads the word lists
+    report, index = opened.report, opened.index
+    state = "damaged" if opened.rebuilt and not args.rebuild else state
     what = {
         "unchanged": "index is up to date",
         "built": f"built the index of {report.added:,} papers",
@@ -276,7 +235,7 @@ def cmd_bookmarks(args: argparse.Namespace, corpus: Corpus) -> int:
 
 
 def cmd_export(args: argparse.Namespace, corpus: Corpus) -> int:
-    return run_export(args, corpus, open_searcher, _filter_sets)
+    return run_export(args, corpus, _filter_sets)
 
 
 def cmd_config(args: argparse.Namespace) -> int:
@@ -307,6 +266,8 @@ def run_subcommand(argv: Sequence[str]) -> int:
     take_trailing_paths(parser, args, extra)
     if args.command == "config":
         return cmd_config(args)
+    if args.command == "saved":
+        return run_saved(args)
     corpus = load_corpus(args.paths)
     _warn(corpus)
     if args.command in ("search", "bookmarks", "export"):  # ids saved before issue 18: renamed once
@@ -315,6 +276,12 @@ def run_subcommand(argv: Sequence[str]) -> int:
         marks = getattr(args, "bookmarks", None) or paths.bookmarks_file()
         for warning in migrate_files(corpus, paths.data_dir(), marks):
             print(f"tui-reader: warning: {clean_label(warning)}", file=sys.stderr)
+    if args.command == "inbox":
+        return run_inbox(args, corpus, open_searcher, _filter_sets)
+    if args.command == "related":
+        return run_related(args, corpus, open_searcher)
+    if args.command == "recommend":
+        return run_recommend(args, corpus, open_searcher, _resolve_id)
     handler = {"list": cmd_list, "search": cmd_search, "index": cmd_index, "bookmarks": cmd_bookmarks}.get(
         args.command, cmd_export
     )

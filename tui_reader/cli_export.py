@@ -14,17 +14,16 @@ from typing import TYPE_CHECKING
 
 from tui_reader import paths
 from tui_reader.atomic import atomic_write_bytes
+from tui_reader.cli_open import answered
 from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.text import clean_label
-from tui_reader.errors import IndexDamaged
 from tui_reader.library.bookmarks import BookmarkStore
 from tui_reader.library.export import FORMATS, export_papers
 
 if TYPE_CHECKING:
-    from tui_reader.search.searcher import Searcher
+    from tui_reader.search import Searcher, SearchResult
 
-OpenSearcher = Callable[..., "Searcher"]
 FilterSets = Callable[[argparse.Namespace], "dict[str, frozenset[str]] | None"]
 ALL = ("", "*")
 
@@ -44,32 +43,25 @@ def add_parser(
     p.add_argument("-o", "--output", metavar="FILE", type=Path, help="write to FILE (default: stdout)")
 
 
-def matching(
-    args: argparse.Namespace, corpus: Corpus, open_searcher: OpenSearcher, filter_sets: FilterSets
-) -> list[Paper]:
+def matching(args: argparse.Namespace, corpus: Corpus, filter_sets: FilterSets) -> list[Paper]:
     """Enter's whole answer for the query, in its order."""
     if args.query.strip() in ALL:
         return list(corpus)
-    from tui_reader.search.searcher import SearchMode
+    from tui_reader.search import SearchMode
 
     sets, everything = filter_sets(args), max(len(corpus), 1)
-    searcher = open_searcher(corpus, quiet=True, warm=False)
-    try:
-        result = searcher.search(args.query, SearchMode.ENTER, everything, time_limit=None, sets=sets)
-    except IndexDamaged as exc:  # as `tui-reader search` does: rebuilt once, asked again
-        print(f"tui-reader: {clean_label(str(exc))}; rebuilding it", file=sys.stderr)
-        searcher.index.close()
-        searcher = open_searcher(corpus, rebuild=True, quiet=True, warm=False)
-        result = searcher.search(args.query, SearchMode.ENTER, everything, time_limit=None, sets=sets)
+
+    def ask(searcher: Searcher) -> SearchResult:
+        return searcher.search(args.query, SearchMode.ENTER, everything, time_limit=None, sets=sets)
+
+    result = answered(corpus, ask, quiet=True)
     if result.notice:
         print(f"tui-reader: {clean_label(result.notice)}", file=sys.stderr)
     return [corpus.paper(hit.row) for hit in result.hits]
 
 
-def run(
-    args: argparse.Namespace, corpus: Corpus, open_searcher: OpenSearcher, filter_sets: FilterSets
-) -> int:
-    papers = matching(args, corpus, open_searcher, filter_sets)
+def run(args: argparse.Namespace, corpus: Corpus, filter_sets: FilterSets) -> int:
+    papers = matching(args, corpus, filter_sets)
     store = BookmarkStore(args.bookmarks or paths.bookmarks_file())
     for warning in store.warnings:
         print(f"tui-reader: warning: {clean_label(warning)}", file=sys.stderr)

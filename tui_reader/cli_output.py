@@ -21,8 +21,7 @@ from tui_reader.corpus.text import json_escapes, safe_json
 
 if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
-    from tui_reader.search.results import Hit
-    from tui_reader.search.searcher import SearchResult
+    from tui_reader.search import Hit, SearchResult
 
 
 class OutputError(Exception):
@@ -159,7 +158,7 @@ def write_search_json(query: str, result: SearchResult, hits: Iterable[dict[str,
 
 def hit_fields(corpus: Corpus, found: Hit, terms: frozenset[str]) -> dict[str, object]:
     """One hit as `search --json` writes it: the shape every command that lists papers shares."""
-    from tui_reader.search.highlight import snippet
+    from tui_reader.search import snippet
 
     paper = corpus.paper(found.row)
     text, _spans = snippet(paper.abstract, terms)

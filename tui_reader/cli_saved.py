@@ -20,10 +20,10 @@ from tui_reader import paths
 from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.text import clean_label, safe_json
 from tui_reader.errors import IndexDamaged
+from tui_reader.library.arrivals import collection_file
 from tui_reader.library.inbox import Count, count, open_timeline
 from tui_reader.library.reading import ReadStore
 from tui_reader.library.saved import BadInput, Refused, SavedSearch, SavedSearches
-from tui_reader.library.userdata import collection_file
 
 if TYPE_CHECKING:
     from tui_reader.search import Searcher

@@ -43,3 +43,13 @@ def seeds_dir() -> Path:
         if candidate.is_dir() and any(candidate.glob("*.txt")):
             return candidate
     return package / "seeds"
+
+
+def saved_searches_file() -> Path:
+    """The saved searches (library/saved.py): one file for every collection."""
+    return data_dir() / "saved-searches.json"
+
+
+def not_interested_file() -> Path:
+    """The papers marked "not interested" per tag, for recommendations (library/negatives.py)."""
+    return data_dir() / "not-interested.json"

@@ -12,7 +12,7 @@ from pilot_helpers import drained, enter_query, ready, write_jsonl
 from tui_reader.app.app import ReaderApp
 from tui_reader.app.widgets.facets import FacetPanel, venue_clause
 from tui_reader.errors import IndexDamaged
-from tui_reader.search.modes import SearchMode
+from tui_reader.search.query.modes import SearchMode
 from tui_reader.search.searcher import Searcher
 
 MakeApp = Callable[..., ReaderApp]

@@ -15,7 +15,7 @@ from tui_reader import paths
 from tui_reader.app.app import ReaderApp
 from tui_reader.app.messages import BookmarksChanged, ResultsReady
 from tui_reader.app.widgets.paper_list import PaperList
-from tui_reader.search.modes import PAGE as SEARCH_LIMIT
+from tui_reader.search.query.modes import PAGE as SEARCH_LIMIT
 
 MakeApp = Callable[..., ReaderApp]
 

@@ -24,8 +24,8 @@ from textual.widgets import Static
 from tui_reader.app.app import ReaderApp
 from tui_reader.app.screens.main import MainScreen
 from tui_reader.library.sorting import title_key
-from tui_reader.search.modes import PAGE as SEARCH_LIMIT
-from tui_reader.search.modes import SearchMode
+from tui_reader.search.query.modes import PAGE as SEARCH_LIMIT
+from tui_reader.search.query.modes import SearchMode
 
 MakeApp = Callable[..., ReaderApp]
 

@@ -16,7 +16,8 @@ from tui_reader.app.screens.help import HelpScreen
 from tui_reader.app.screens.main import MainScreen
 from tui_reader.app.screens.note import NoteScreen
 from tui_reader.app.widgets.paper_list import PaperList
-from tui_reader.search import completion, score, terms
+from tui_reader.search.fast import score
+from tui_reader.search.query import completion, terms
 
 MakeApp = Callable[..., ReaderApp]
 
@@ -230,7 +231,7 @@ async def test_narrow_terminal_stacks_panes(make_app: MakeApp) -> None:
 async def test_results_page_in_as_the_cursor_nears_the_end(make_app: MakeApp, tmp_path: Path) -> None:
     from pilot_helpers import write_jsonl
 
-    from tui_reader.search import modes as main
+    from tui_reader.search.query import modes as main
 
     corpus = write_jsonl(
         tmp_path / "many.jsonl",

@@ -11,7 +11,7 @@ import pytest
 from tui_reader.corpus.corpus import load_corpus
 from tui_reader.corpus.formats import make_paper
 from tui_reader.corpus.venues import VENUES, split_venue, venue_label, venue_terms
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.searcher import Searcher
 
 

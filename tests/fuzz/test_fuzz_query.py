@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from tui_reader.corpus.corpus import load_corpus
 from tui_reader.errors import IndexDamaged
-from tui_reader.search import querytext
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.index.persistent import SearchIndex
+from tui_reader.search.query import querytext
 from tui_reader.search.searcher import TIME_LIMIT, Searcher, SearchMode, SearchResult, snippet
 
 _WORDS = sorted(

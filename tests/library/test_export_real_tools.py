@@ -16,7 +16,8 @@ import pytest
 import rispy
 from export_fixtures import LIBRARY
 
-from tui_reader.library.citation import bibtex, csl_json, ris
+from tui_reader.library.citation import bibtex
+from tui_reader.library.citeformats import csl_json, ris
 
 TEX_HEAD = "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n"
 BIBTEX_DOC = (

@@ -16,7 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tui_reader.corpus.paper import Paper
-from tui_reader.library.citation import balanced, bibtex, citation, csl_json, latex, ris
+from tui_reader.library.citation import balanced, bibtex, citation, latex
+from tui_reader.library.citeformats import csl_json, ris
 from tui_reader.library.citekeys import cite_keys
 from tui_reader.library.latexsafe import RAW_SETTABLE
 

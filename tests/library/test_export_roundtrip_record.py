@@ -13,7 +13,8 @@ from export_fixtures import ARTICLE, BOOK, CHAPTER, LIBRARY, THESIS
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.corpus.paper import Paper
 from tui_reader.library.bookmarks import BookmarkStore
-from tui_reader.library.citation import bibtex, csl_json, ris
+from tui_reader.library.citation import bibtex
+from tui_reader.library.citeformats import csl_json, ris
 from tui_reader.library.export import export
 
 FORMATS = [("bibtex", ".bib", bibtex), ("ris", ".ris", ris), ("csl-json", ".csl.json", csl_json)]

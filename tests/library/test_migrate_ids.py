@@ -11,12 +11,12 @@ from support import run_cli
 from tui_reader import paths
 from tui_reader.corpus.corpus import load_corpus
 from tui_reader.corpus.paper import paper_id
-from tui_reader.library.arrivals import ArrivalStore
+from tui_reader.library.arrivals import ArrivalStore, collection_file
 from tui_reader.library.bookmarks import BookmarkStore
 from tui_reader.library.migrate_ids import BACKUP, migrate
 from tui_reader.library.reading import ReadStore
 from tui_reader.library.session import Session, SessionStore
-from tui_reader.library.userdata import collection_file, open_user_data
+from tui_reader.library.userdata import open_user_data
 
 ABSTRACT = "We show that a greedy matching is optimal for every degree bound on sparse random graphs."
 OTHER = "A second paper studies spectral sparsifiers of dense graphs and their use in fast solvers."

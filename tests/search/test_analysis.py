@@ -6,7 +6,7 @@ import pytest
 from support import SEEDS
 
 from tui_reader.corpus.corpus import load_corpus
-from tui_reader.search.analysis import FastFoldAnalyzer, FastStemAnalyzer, fold_chain, stem_chain
+from tui_reader.search.index.analysis import FastFoldAnalyzer, FastStemAnalyzer, fold_chain, stem_chain
 
 TRICKY = [
     "The a an of: stop words first, then Learning Models learned.",

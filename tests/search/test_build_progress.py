@@ -9,7 +9,7 @@ from pathlib import Path
 from bench import corpusgen
 from tui_reader.app.progress import OverallProgress
 from tui_reader.corpus.corpus import load_corpus
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.index.persistent import SearchIndex
 
 
 def test_two_workers_report_one_rising_figure(tmp_path: Path) -> None:

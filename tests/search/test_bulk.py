@@ -10,9 +10,9 @@ from support import SEEDS
 
 from bench import corpusgen
 from tui_reader.corpus.corpus import Corpus, load_corpus
-from tui_reader.search.build import bulk, plan, transport
-from tui_reader.search.index import SearchIndex
-from tui_reader.search.schema import document, make_schema
+from tui_reader.search.index.build import bulk, plan, transport
+from tui_reader.search.index.persistent import SearchIndex
+from tui_reader.search.index.schema import document, make_schema
 from tui_reader.search.searcher import Searcher
 
 PAPERS = 700  # with CHUNK=200, two workers of 350 papers: most terms are stitched from both

@@ -13,11 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from whoosh import fields, index
-from whoosh.codec.whoosh3 import W3Codec, W3LeafMatcher
+from whoosh.codec.whoosh3 import W3Codec, W3LeafMatcher, W3TermInfo
 from whoosh.qparser import QueryParser
 
 from tui_reader.search.fast.codec import NpCodec, NpLeafMatcher, NpSegment
 
+STATS = ["weight", "doc_frequency", "min_length", "max_length", "max_weight", "min_id", "max_id", "extent"]
 BLOCK = 128  # W3's default blocklimit, and NpCodec's
 WORDS = [
     "alpha",
@@ -278,3 +279,31 @@ def test_generated_documents(
     same_hits(
         w3, arr, ["alpha", "alpha beta", "beta OR gamma", '"alpha beta"', '"gamma gamma delta"', "title:al*"]
     )
+
+
+def test_lists_encoded_from_arrays_are_the_writers(pair: tuple[Any, Any]) -> None:
+    """listwriter.encode_list, given a term's postings as arrays, writes the bytes Whoosh's
+    writer wrote through NpCodec, and the same term info."""
+    from tui_reader.search.fast import blocks_np
+    from tui_reader.search.fast.listwriter import Postings, encode_list
+
+    _, arr = pair
+    with arr.searcher() as s:
+        reader = s.reader()
+        checked = 0
+        for fieldname, btext in reader.all_terms():
+            a = blocks_np.block_arrays(reader, fieldname, btext)
+            m = reader.postings(fieldname, btext)
+            length = m._length[0] if isinstance(m._length, tuple) else m._length
+            stored = m._postfile.get(m._startoffset, length)
+            counts = None if a.offsets is None else a.offsets[1:] - a.offsets[:-1]
+            fixed = reader.schema[fieldname].format.fixed_value_size()
+            if a.positions is None and fixed != 0:
+                continue  # raw values (Frequency's): not an array list
+            data, info = encode_list(Postings(a.ids, a.weights, a.lengths, counts, a.positions))
+            assert data == stored, (fieldname, btext)
+            info.set_extent(m._startoffset, len(data))
+            mine, theirs = W3TermInfo.from_bytes(info.to_bytes()), reader.term_info(fieldname, btext)
+            assert [getattr(mine, k)() for k in STATS] == [getattr(theirs, k)() for k in STATS]
+            checked += 1
+    assert checked > 100

@@ -12,9 +12,9 @@ from whoosh.query import Every
 from bench import corpusgen
 from tui_reader.corpus.columns import columns
 from tui_reader.corpus.corpus import load_corpus
-from tui_reader.search import querytext
 from tui_reader.search.facets import facets
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.index.persistent import SearchIndex
+from tui_reader.search.query import querytext
 from tui_reader.search.searcher import Searcher
 
 

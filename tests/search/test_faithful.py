@@ -17,8 +17,9 @@ from support import run_cli_many
 
 from bench import corpusgen
 from tui_reader.corpus.corpus import load_corpus
-from tui_reader.search import caps, completion, querytext, score, terms
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.fast import score
+from tui_reader.search.index.persistent import SearchIndex
+from tui_reader.search.query import caps, completion, querytext, terms
 from tui_reader.search.searcher import Searcher, SearchMode
 
 QUERIES = {

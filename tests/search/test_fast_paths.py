@@ -19,9 +19,9 @@ from whoosh import query
 
 from bench import corpusgen
 from tui_reader.corpus.corpus import Corpus, load_corpus
-from tui_reader.search import bounds, score
-from tui_reader.search.index import SearchIndex
-from tui_reader.search.schema import document, make_schema
+from tui_reader.search.fast import bounds, score
+from tui_reader.search.index.persistent import SearchIndex
+from tui_reader.search.index.schema import document, make_schema
 from tui_reader.search.searcher import Searcher
 
 T = query.Term

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tui_reader.search import querytext
+from tui_reader.search.query import querytext
 from tui_reader.search.searcher import Searcher, SearchMode
 
 

@@ -11,9 +11,9 @@ import pytest
 
 from tui_reader import paths
 from tui_reader.corpus.corpus import load_corpus
-from tui_reader.search import w3
-from tui_reader.search.build import check
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.fast import health
+from tui_reader.search.fast import selfcheck as check
+from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.searcher import Searcher, SearchMode
 
 TEXTS = ["graph neural", '"neural networks"', "learn*", "title:graph", "grpah", "lerning~", "authors:li"]
@@ -43,7 +43,7 @@ def test_a_warm_searcher_reads_ahead_a_cold_one_when_needed(index: SearchIndex) 
 @pytest.fixture
 def remember(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(check, "REMEMBER", True)
-    w3.reset()
+    health.reset()
 
 
 def _verdict() -> dict[str, object]:

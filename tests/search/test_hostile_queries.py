@@ -9,7 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tui_reader.search import caps, stop
+from tui_reader.search import stop
+from tui_reader.search.query import caps
 from tui_reader.search.searcher import Searcher, SearchMode, SearchResult
 
 WAIT = 30.0  # seconds a test waits for another thread before it fails (never reached when it works)

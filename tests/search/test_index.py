@@ -16,9 +16,9 @@ from tui_reader import paths
 from tui_reader.atomic import file_lock
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.errors import CacheUnusable, IndexDamaged
-from tui_reader.search import index as index_module
-from tui_reader.search import leftovers
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.index import leftovers
+from tui_reader.search.index import persistent as index_module
+from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.searcher import Searcher
 
 NEW_PARAGRAPH = (

@@ -18,10 +18,11 @@ import pytest
 from whoosh import query
 
 from tui_reader.corpus.corpus import load_corpus
-from tui_reader.search import querytext, score, w3
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.fast import score, selfcheck
+from tui_reader.search.index.persistent import SearchIndex
+from tui_reader.search.query import querytext
+from tui_reader.search.query.suggest import distance
 from tui_reader.search.searcher import Searcher, SearchMode
-from tui_reader.search.suggest import distance
 
 FILLER = 1_050  # papers with "transformer" in the title: 1,000 times the one typo's one paper
 THOMPSON = "Analysis of Thompson Sampling for the Multi-armed Bandit Problem"
@@ -217,7 +218,7 @@ def test_the_title_phrase_changes_the_order_not_the_papers(searcher: Searcher, t
         assert {hit["id"] for hit in s.search(q, limit=None)} == {
             hit["id"] for hit in s.search(plain, limit=None)
         }
-        assert w3.status().ok and score.every_score(s, q) is not None  # the fast path scored it
+        assert selfcheck.status().ok and score.every_score(s, q) is not None  # the fast path scored it
     enter(searcher, text)
 
 

@@ -23,9 +23,9 @@ from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.library.sorting import SortColumns, arrange
 from tui_reader.search import ordering, subsets
 from tui_reader.search import searcher as searcher_module
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.index.persistent import SearchIndex
+from tui_reader.search.index.schema import document
 from tui_reader.search.ordering import Order
-from tui_reader.search.schema import document
 from tui_reader.search.searcher import Searcher, SearchMode
 from tui_reader.search.subsets import Only
 

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tui_reader.corpus.corpus import load_corpus
-from tui_reader.search.analysis import FastFoldAnalyzer, FastStemAnalyzer, fold_chain, stem_chain
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.index.analysis import FastFoldAnalyzer, FastStemAnalyzer, fold_chain, stem_chain
+from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.searcher import Searcher, match_spans
 
 PAPERS = [

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tui_reader.search import querytext
-from tui_reader.search.reading import FIELDS
+from tui_reader.search.query import querytext
+from tui_reader.search.query.language import FIELDS
 
 PROBLEMS = [
     ("graph neural", None),

@@ -11,8 +11,8 @@ import pytest
 
 from bench.sections import readme_queries
 from tui_reader.corpus.corpus import load_corpus
-from tui_reader.search import querytext
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.index.persistent import SearchIndex
+from tui_reader.search.query import querytext
 from tui_reader.search.searcher import Searcher
 
 README = Path(__file__).resolve().parents[2] / "README.md"

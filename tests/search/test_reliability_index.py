@@ -21,8 +21,8 @@ from tui_reader.atomic import file_lock
 from tui_reader.corpus import parse_cache
 from tui_reader.corpus.corpus import load_corpus
 from tui_reader.corpus.formats import file_signature
-from tui_reader.search import leftovers
-from tui_reader.search.index import SearchIndex, UpdateReport
+from tui_reader.search.index import leftovers
+from tui_reader.search.index.persistent import SearchIndex, UpdateReport
 from tui_reader.search.searcher import Searcher
 
 HEADER = "ICML 2026 Papers"
@@ -164,7 +164,7 @@ import resource, sys
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, ({limit}, hard))
 from tui_reader.corpus.corpus import load_corpus
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.searcher import Searcher
 corpus = load_corpus([sys.argv[1]])
 index = SearchIndex(corpus)
@@ -208,7 +208,7 @@ def test_more_files_than_the_descriptor_limit_in_the_readers_index(tmp_path: Pat
 BUILD_THEN_HANG = """
 import os, sys, time
 from tui_reader.corpus.corpus import load_corpus
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.index.persistent import SearchIndex
 
 def children():
     out = []

@@ -10,8 +10,8 @@ from whoosh import query
 
 from bench import corpusgen
 from tui_reader.corpus.corpus import Corpus, load_corpus
-from tui_reader.search import score
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.fast import score
+from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.searcher import Searcher
 
 QUERIES = [

@@ -10,9 +10,9 @@ import pytest
 from support import SEED_FILES
 
 from tui_reader.corpus.corpus import Corpus, load_corpus
-from tui_reader.search.analysis import stem_analyzer
 from tui_reader.search.highlight import stem
-from tui_reader.search.index import SearchIndex
+from tui_reader.search.index.analysis import stem_analyzer
+from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.searcher import Searcher, SearchMode, SearchResult, match_spans, snippet
 
 

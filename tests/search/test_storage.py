@@ -13,8 +13,8 @@ from whoosh import query
 from whoosh.filedb.structfile import BufferFile
 
 from tui_reader.corpus.corpus import load_corpus
-from tui_reader.search.index import SearchIndex
-from tui_reader.search.storage import MappedFile, MappedStorage
+from tui_reader.search.index.persistent import SearchIndex
+from tui_reader.search.index.storage import MappedFile, MappedStorage
 
 
 def _payload() -> bytes:

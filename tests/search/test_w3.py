@@ -11,10 +11,11 @@ import whoosh.index
 from whoosh import query
 
 from tui_reader.corpus.corpus import load_corpus
-from tui_reader.search import score, w3
-from tui_reader.search.build import BulkBuild, BulkUnsupported, check
-from tui_reader.search.index import SearchIndex
-from tui_reader.search.schema import make_schema
+from tui_reader.search.fast import fastcheck, health, score, selfcheck, w3
+from tui_reader.search.fast import selfcheck as check
+from tui_reader.search.index.build import BulkBuild, BulkUnsupported
+from tui_reader.search.index.persistent import SearchIndex
+from tui_reader.search.index.schema import make_schema
 from tui_reader.search.searcher import Searcher
 
 TEXTS = [
@@ -30,9 +31,9 @@ TEXTS = [
 @pytest.fixture(autouse=True)
 def fresh() -> Iterator[None]:
     """Each test starts unchecked, and leaves the next module to check again."""
-    w3.reset()
+    health.reset()
     yield
-    w3.reset()
+    health.reset()
 
 
 def whooshs(searcher: Searcher, text: str) -> list[str]:
@@ -57,9 +58,9 @@ def assert_whooshs_answers(searcher: Searcher) -> list[str | None]:
 def test_the_self_check_passes_on_the_installed_whoosh() -> None:
     theirs, ours = check.sample_indexes()
     assert check.difference(theirs, ours) is None
-    assert score.difference(theirs) is None
-    assert w3.status() == w3.Health(ok=True, reason=None, errors=0)
-    assert w3.take_notice() is None
+    assert fastcheck.difference(theirs) is None
+    assert selfcheck.status() == health.Health(ok=True, reason=None, errors=0)
+    assert health.take_notice() is None
 
 
 def test_the_sample_takes_the_paths_it_is_meant_to_check() -> None:
@@ -82,13 +83,13 @@ def test_a_wrong_accessor_switches_the_fast_paths_off_with_one_notice(
     monkeypatch.setattr(w3, "doc_lengths", lambda reader, field: [n + 1 for n in real(reader, field)])
     with caplog.at_level(logging.WARNING, logger="tui_reader.search"):
         notices = assert_whooshs_answers(seed_searcher)
-    health = w3.status()
-    assert not health.ok and health.reason and "ranks differently" in health.reason
+    state = selfcheck.status()
+    assert not state.ok and state.reason and "ranks differently" in state.reason
     told = [n for n in notices if n]
     assert len(told) == 1 and notices[0] == told[0]
     assert told[0].startswith("Fast search is off (Whoosh") and "only slower" in told[0]
     assert any("are off" in r.getMessage() for r in caplog.records)
-    assert w3.take_notice() is None
+    assert health.take_notice() is None
     with seed_searcher.index.searcher() as s:  # Whoosh's searcher answers, not score.py
         assert score.search(s, query.Term("content", "graph"), 10) is None
 
@@ -99,7 +100,7 @@ def test_a_wrong_stitch_makes_the_build_use_whooshs_writer(
     """Blocks joined without the last-block mark flipped: Whoosh would stop reading at the end of
     the first range. The check sees it; builds go to Whoosh's writer; searches still agree."""
     monkeypatch.setattr(w3, "joined", lambda data, at, first, last: data if first else data[w3.MAGIC_LEN :])
-    assert not w3.status().ok and "postings" in (w3.status().reason or "")
+    assert not selfcheck.status().ok and "postings" in (selfcheck.status().reason or "")
     writer = whoosh.index.create_in(str(tmp_path), make_schema()).writer()
     with pytest.raises(BulkUnsupported, match="fast paths off"):
         BulkBuild(writer, 1)
@@ -114,7 +115,7 @@ def test_a_wrong_stitch_makes_the_build_use_whooshs_writer(
 def test_a_fast_path_error_is_logged_counted_and_whoosh_answers(
     seed_searcher: Searcher, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    assert w3.status().ok  # checked with the real accessors: then one starts failing
+    assert selfcheck.status().ok  # checked with the real accessors: then one starts failing
 
     def broken(*args: object, **kwargs: object) -> Iterator[object]:
         raise RuntimeError("no blocks today")
@@ -125,7 +126,7 @@ def test_a_fast_path_error_is_logged_counted_and_whoosh_answers(
     failures = [r for r in caplog.records if r.name == "tui_reader.search" and r.levelno == logging.ERROR]
     assert len(failures) == len(TEXTS) and all(r.exc_info for r in failures)
     assert "Term('content', 'graph')" in failures[0].getMessage()  # the query, for the bug report
-    assert w3.status() == w3.Health(ok=True, reason=None, errors=len(TEXTS))
+    assert selfcheck.status() == health.Health(ok=True, reason=None, errors=len(TEXTS))
     told = [n for n in notices if n]
     assert len(told) == 1 and notices[0] == told[0] and "RuntimeError: no blocks today" in told[0]
 
@@ -141,7 +142,7 @@ def test_a_damaged_index_is_counted_but_keeps_the_fast_paths_on(
     for doc in check.sample_docs():
         writer.add_document(**doc)
     writer.commit()
-    assert w3.status().ok
+    assert selfcheck.status().ok
     for f in tmp_path.glob("*.seg"):  # every posting list's header tag
         f.write_bytes(f.read_bytes().replace(b"W3Bl", b"XXXX"))
     ix = whoosh.index.open_dir(str(tmp_path))
@@ -150,7 +151,7 @@ def test_a_damaged_index_is_counted_but_keeps_the_fast_paths_on(
         assert score.search(s, q, 10) is None
         with pytest.raises(Exception, match="Block tag"):
             s.search(q)
-    assert w3.status() == w3.Health(ok=True, reason=None, errors=1)
-    assert w3.take_notice() is None
+    assert selfcheck.status() == health.Health(ok=True, reason=None, errors=1)
+    assert health.take_notice() is None
     assert any("damaged" in r.getMessage() for r in caplog.records)
     ix.close()

@@ -110,6 +110,37 @@ COMMANDS: tuple[Command, ...] = (
         footer=False,
     ),
     Command(
+        "for_you",
+        "F",
+        "For you",
+        "For you: recommendations",
+        "Papers ranked for one tag (or every bookmark) by a model of them, unread first, each with"
+        " the words that weigh most for it; 3 papers to learn from at least",
+        footer=False,
+    ),
+    _doc(
+        "`x` `R` (For you)",
+        "Not interested: never recommend the paper for that tag, and retrain; R forgets the tag's"
+        " not-interested papers",
+    ),
+    Command(
+        "save_search",
+        "w",
+        "Save search",
+        "Save the search (watch it in the inbox)",
+        "Save the search on show under a name: the inbox (I) counts its new and unread matches",
+        footer=False,
+    ),
+    Command(
+        "inbox",
+        "I",
+        "Inbox",
+        "Inbox: saved searches",
+        "Every saved search with its new, unread and total matches; Enter opens one, new matches"
+        " first (Esc comes back)",
+        footer=False,
+    ),
+    Command(
         "toggle_read",
         "u",
         "Read",
@@ -239,6 +270,15 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "similar", "s", "Similar", "Similar papers", "Papers similar to the highlighted one (more-like-this)"
+    ),
+    Command(
+        "related_draft",
+        "M",
+        "Missing",
+        "What am I missing (a draft)",
+        "The papers most like a draft (a .tex, .md or text file, or pasted text), those it cites marked"
+        " ✓ (by its .bib, or your bookmarks' keys); Esc goes back",
+        footer=False,
     ),
     Command(
         "toggle_facets",

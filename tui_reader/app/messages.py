@@ -14,14 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from tui_reader.search.modes import SearchMode
+from tui_reader.search import SearchMode
 
 if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
     from tui_reader.library.userdata import UserData
-    from tui_reader.search.facets import Facets
-    from tui_reader.search.index import SearchIndex
-    from tui_reader.search.searcher import Searcher, SearchResult
+    from tui_reader.search import Facets, Searcher, SearchIndex, SearchResult
 
 Snippet = tuple[str, list[tuple[int, int]]]  # text and the spans of the matched words
 

@@ -21,7 +21,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tui_reader.search.searcher import SearchResult
+    from tui_reader.search import SearchResult
 
 MAX_DEPTH = 50  # views kept for Esc; the oldest go first
 
@@ -51,6 +51,7 @@ class Kind(StrEnum):
     TYPING = "typing"  # type-ahead's answer to the words so far
     SEARCH = "search"  # Enter's answer
     SIMILAR = "similar"  # papers similar to one
+    RELATED = "related"  # papers like a draft (what am I missing: app/screens/related.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,7 @@ class View:
     sort: Sort = Sort.RELEVANCE
     restriction: Restriction = Restriction.ALL
     similar_to: str = ""  # the id of the paper the list is similar to ('' for none)
+    related: str = ""  # the draft the list is like, as shown ('' for none): its answer is asked once
     typing: bool = False  # the query is being typed: type-ahead answers it
     cursor: str = ""  # the id of the paper under the cursor ('' for the first)
     scroll: int = 0  # the list's scroll offset, in lines
@@ -69,6 +71,8 @@ class View:
     def kind(self) -> Kind:
         if self.similar_to:
             return Kind.SIMILAR
+        if self.related:
+            return Kind.RELATED
         if not self.query.strip():
             return Kind.COLLECTION
         return Kind.TYPING if self.typing else Kind.SEARCH

@@ -16,12 +16,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui_reader.library.bookmarks import ReadOnlyStore
 from tui_reader.library.jsonstore import Doc, JsonStore, expect, list_of
 from tui_reader.library.reading import now
 
+if TYPE_CHECKING:
+    from tui_reader.corpus.corpus import Corpus
+
 KEY = "visits"
+
+
+def collection_file(data_dir: Path, corpus: Corpus) -> Path:
+    """The collection's arrivals file: keyed by the roots the user opened (``Corpus.key``)."""
+    return data_dir / "collections" / f"{corpus.key}.json"
 
 
 @dataclass(frozen=True, slots=True)

@@ -318,15 +318,3 @@ def citation(paper: Paper, note: str = "") -> Citation:
     """One paper's entry and key, for copying: the source's own key, else today's (no suffix)."""
     key = source_key(paper) or key_base(paper)
     return Citation(key, bibtex([(paper, note)], {paper.id: key}))
-
-
-def ris(items: list[tuple[Paper, str]], keys: dict[str, str] | None = None) -> str:
-    from tui_reader.library.citeformats import ris as write
-
-    return write(items, keys)
-
-
-def csl_json(items: list[tuple[Paper, str]], keys: dict[str, str] | None = None) -> str:
-    from tui_reader.library.citeformats import csl_json as write
-
-    return write(items, keys)

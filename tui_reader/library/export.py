@@ -20,7 +20,8 @@ from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.text import safe_json
 from tui_reader.corpus.venues import venue_label
 from tui_reader.library.bookmarks import SNAPSHOT, Bookmark
-from tui_reader.library.citation import Citation, bibtex, citation, csl_json, ris
+from tui_reader.library.citation import Citation, bibtex, citation
+from tui_reader.library.citeformats import csl_json, ris
 from tui_reader.library.citekeys import ascii_fold, cite_keys
 from tui_reader.library.links import best_link
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tui_reader.atomic import atomic_write_bytes
 from tui_reader.corpus.corpus import Corpus
-from tui_reader.library.arrivals import ArrivalStore
+from tui_reader.library.arrivals import ArrivalStore, collection_file
 from tui_reader.library.bookmarks import Bookmark, BookmarkStore, ReadOnlyStore
 from tui_reader.library.jsonstore import Doc, JsonStore, dict_of, expect, list_of
 from tui_reader.library.reading import ReadStore
@@ -192,8 +192,6 @@ def _arrivals(store: ArrivalStore, mapping: Mapping[str, str]) -> None:
 def migrate_files(corpus: Corpus, data_dir: Path, bookmarks_path: Path) -> list[str]:
     """``migrate`` for a command line run: the stores that exist opened here (none is made);
     the warnings to print."""
-    from tui_reader.library.userdata import collection_file
-
     visits, read, session = (
         collection_file(data_dir, corpus),
         data_dir / "read.json",

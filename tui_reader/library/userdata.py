@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_reader.corpus.corpus import Corpus
-from tui_reader.library.arrivals import Arrivals, ArrivalStore
+from tui_reader.library.arrivals import Arrivals, ArrivalStore, collection_file
 from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
 from tui_reader.library.history import SearchHistory
 from tui_reader.library.migrate_ids import migrate
@@ -29,10 +29,6 @@ class UserData:
     arrivals: Arrivals
     restored: Session  # where the reader was in this collection last time
     warnings: list[str] = field(default_factory=list)
-
-
-def collection_file(data_dir: Path, corpus: Corpus) -> Path:
-    return data_dir / "collections" / f"{corpus.key}.json"
 
 
 def open_user_data(data_dir: Path, bookmarks_path: Path, corpus: Corpus) -> UserData:

@@ -7,6 +7,9 @@ index, ``query/`` how a text becomes a query, ``fast/`` the project's own postin
 Whoosh's (which stays the reference), and the searcher, stopping, filters, facets and
 highlighting sit at the top.
 
+A name here is never also a submodule's name (``facets`` the function would hide ``facets`` the
+module): ``tests/test_imports.py`` holds the front to that and to resolving every name.
+
 Its log (``tui_reader.search``: fast-path errors, damaged files) goes wherever the application
 sends logs; with none configured it is not printed on the terminal as a traceback.
 """
@@ -20,25 +23,34 @@ from typing import TYPE_CHECKING, Any
 logging.getLogger("tui_reader.search").addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:
-    from tui_reader.search.facets import Facets, facets
+    from tui_reader.search.facets import Facets
+    from tui_reader.search.facets import facets as count_facets
+    from tui_reader.search.fast.selfcheck import remember as remember_self_check
     from tui_reader.search.highlight import match_spans, snippet
-    from tui_reader.search.index import SearchIndex, UpdateReport
-    from tui_reader.search.modes import PAGE, SearchMode
+    from tui_reader.search.index.persistent import SearchIndex, UpdateReport
+    from tui_reader.search.opening import Opened, answered, open_searcher
     from tui_reader.search.ordering import Order
+    from tui_reader.search.query import querytext
+    from tui_reader.search.query.modes import PAGE, SearchMode
     from tui_reader.search.results import Hit, SearchResult
     from tui_reader.search.searcher import TIME_LIMIT, Searcher
     from tui_reader.search.subsets import Only, Sets
 
 _WHERE = {
     "Facets": "facets",
-    "facets": "facets",
+    "count_facets": "facets:facets",
     "match_spans": "highlight",
     "snippet": "highlight",
-    "SearchIndex": "index",
-    "UpdateReport": "index",
-    "PAGE": "modes",
-    "SearchMode": "modes",
+    "SearchIndex": "index.persistent",
+    "UpdateReport": "index.persistent",
+    "PAGE": "query.modes",
+    "SearchMode": "query.modes",
+    "Opened": "opening",
+    "answered": "opening",
+    "open_searcher": "opening",
     "Order": "ordering",
+    "querytext": "query.querytext:",  # a module: what was typed, pure (no Whoosh)
+    "remember_self_check": "fast.selfcheck:remember",
     "Hit": "results",
     "SearchResult": "results",
     "TIME_LIMIT": "searcher",
@@ -53,6 +65,7 @@ __all__ = [
     "Facets",
     "Hit",
     "Only",
+    "Opened",
     "Order",
     "SearchIndex",
     "SearchMode",
@@ -60,8 +73,12 @@ __all__ = [
     "Searcher",
     "Sets",
     "UpdateReport",
-    "facets",
+    "answered",
+    "count_facets",
     "match_spans",
+    "open_searcher",
+    "querytext",
+    "remember_self_check",
     "snippet",
 ]
 
@@ -70,6 +87,8 @@ def __getattr__(name: str) -> Any:
     where = _WHERE.get(name)
     if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{where}"), name)
+    module, colon, attribute = where.partition(":")  # "module:name" renames; "module:" is the module
+    found = importlib.import_module(f"{__name__}.{module}")
+    value = found if colon and not attribute else getattr(found, attribute or name)
     globals()[name] = value
     return value

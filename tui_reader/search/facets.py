@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 from whoosh import query
 
 from tui_reader.corpus.columns import columns
-from tui_reader.search import querytext, subsets
+from tui_reader.search import subsets
+from tui_reader.search.query import querytext
 
 if TYPE_CHECKING:
     from whoosh.reading import IndexReader

@@ -12,7 +12,7 @@ from typing import Any
 
 from whoosh import highlight
 
-from tui_reader.search.analysis import fold_analyzer, stem_analyzer
+from tui_reader.search.index.analysis import fold_analyzer, stem_analyzer
 
 Spans = list[tuple[int, int]]
 

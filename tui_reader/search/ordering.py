@@ -26,7 +26,8 @@ from typing import Any
 from whoosh import sorting
 from whoosh.collectors import Collector, SortingCollector, TopCollector
 
-from tui_reader.search import bm25, stop, subsets
+from tui_reader.search import stop, subsets
+from tui_reader.search.fast import bm25
 
 RELEVANCE = "relevance"  # best first (Whoosh's order)
 COLLECTION = "collection"  # every match scored the same: collection order

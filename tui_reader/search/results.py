@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from whoosh import query
 from whoosh.reading import IndexReader
 
-from tui_reader.search import w3
-from tui_reader.search.modes import SearchMode
+from tui_reader.search.fast import w3
+from tui_reader.search.query.modes import SearchMode
 
 HIGHLIGHT_FIELDS = {"content", "title"}
 

@@ -23,19 +23,21 @@ from whoosh import query
 from whoosh.searching import Searcher as WhooshSearcher
 
 from tui_reader.errors import IndexDamaged
-from tui_reader.search import ahead, bounds, caps, facets, ordering, querytext, stop, subsets, w3
-from tui_reader.search.completion import Completer
+from tui_reader.search import facets, ordering, stop, subsets
+from tui_reader.search.fast import ahead, bounds, health, selfcheck
+from tui_reader.search.fast.score import every_score
+from tui_reader.search.fast.score import search as fast_search
 from tui_reader.search.highlight import match_spans, snippet
-from tui_reader.search.index import SearchIndex
-from tui_reader.search.modes import PAGE, SearchMode
+from tui_reader.search.index.persistent import SearchIndex
+from tui_reader.search.index.schema import DEFAULT_FIELD
 from tui_reader.search.ordering import Order
-from tui_reader.search.reading import QueryReader
+from tui_reader.search.query import caps, querytext
+from tui_reader.search.query.completion import Completer
+from tui_reader.search.query.language import QueryReader
+from tui_reader.search.query.modes import PAGE, SearchMode
+from tui_reader.search.query.suggest import suggest
 from tui_reader.search.results import Hit, SearchResult, highlight_terms, hits
-from tui_reader.search.schema import DEFAULT_FIELD
-from tui_reader.search.score import every_score
-from tui_reader.search.score import search as fast_search
 from tui_reader.search.similar import more_like
-from tui_reader.search.suggest import suggest
 
 __all__ = ["PAGE", "Hit", "Order", "SearchMode", "SearchResult", "Searcher", "match_spans", "snippet"]
 
@@ -185,6 +187,7 @@ class Searcher:
             raise IndexDamaged(f"the search index is damaged ({exc!r})") from exc
 
     def _similar(self, row: int, limit: int, order: Order | None, only: subsets.Only | None) -> SearchResult:
+        selfcheck.status()
         started = time.perf_counter()
         pid = self.corpus.ids[row]
         abstract = self.corpus.abstract(row)
@@ -288,9 +291,10 @@ class Searcher:
         whole = not typeahead or order is not None or only is not None
         ranks = None if order is None else self._ranks(s, order)
         # None: Whoosh's path below answers, and says what is wrong with unreadable files.
-        # fast_search logs and counts a fast-path error; w3.take_notice tells the reader once.
+        # fast_search logs and counts a fast-path error; health.take_notice tells the reader once.
         # A keystroke may read only a query's most promising blocks (bounds.py); Enter, "more"
         # and the command line read them all.
+        selfcheck.status()  # the gate: the self-check on the first search of the process
         scores = every_score(s, q) if whole else None
         bounded = mode is SearchMode.TYPING
         fast = None if whole else fast_search(s, q, limit, exact=not typeahead, bounded=bounded)
@@ -313,7 +317,7 @@ class Searcher:
             self._whoosh(s, q, text, limit, budget, result, only, ranks if whole else None, whole)
             if order is not None:
                 result.order = order.name
-        result.notice = _joined(result.notice or w3.take_notice(), caps.was_cut(q))
+        result.notice = _joined(result.notice or health.take_notice(), caps.was_cut(q))
         result.terms = highlight_terms(q, reader)
         if suggesting and not typeahead:  # offered only if it finds more (suggest.py)
             count = lambda t: self._total(s, t, sets, view)  # noqa: E731 (runs on this searcher)

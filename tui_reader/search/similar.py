@@ -12,9 +12,10 @@ from typing import Any
 
 from whoosh import query
 
-from tui_reader.search import bm25, subsets
-from tui_reader.search.schema import DEFAULT_FIELD
-from tui_reader.search.score import every_score
+from tui_reader.search import subsets
+from tui_reader.search.fast import bm25
+from tui_reader.search.fast.score import every_score
+from tui_reader.search.index.schema import DEFAULT_FIELD
 
 
 def more_like(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from whoosh.searching import Searcher as WhooshSearcher
 
-from tui_reader.search.querytext import IS_FILTERS, TAG
+from tui_reader.search.query.querytext import IS_FILTERS, TAG
 
 Sets = Mapping[str, frozenset[str]]  # "read", "bookmarked", "new", "tagged", "tag:<name>" -> ids
 Numbering = Callable[[], Callable[[str], int | None]]  # gives a paper id -> document number lookup

@@ -14,13 +14,11 @@ from typing import TYPE_CHECKING
 from tui_reader.app.messages import ResultsReady, Snippet
 from tui_reader.app.model import Kind, Restriction, Sort, View
 from tui_reader.library.sorting import SortColumns, arrange
-from tui_reader.search.modes import PAGE, SearchMode
+from tui_reader.search import PAGE, SearchMode
 
 if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
-    from tui_reader.search.ordering import Order
-    from tui_reader.search.searcher import Searcher, SearchResult
-    from tui_reader.search.subsets import Only, Sets
+    from tui_reader.search import Only, Order, Searcher, SearchResult, Sets
 
 MAX_RESULTS = 20_000  # rows a paged answer grows to as the cursor nears its end
 
@@ -95,7 +93,7 @@ def _cursor_beyond(ask: Ask, result: SearchResult) -> bool:
 
 def restriction(ask: Ask) -> Only | None:
     """The view's restriction as the searcher applies it (inside the search: exact counts)."""
-    from tui_reader.search.subsets import Only  # Whoosh: loaded by the worker, not at start
+    from tui_reader.search import Only  # Whoosh: loaded by the worker, not at start
 
     if ask.view.restriction is Restriction.BOOKMARKS:
         return Only(among=ask.marked)
@@ -122,6 +120,6 @@ def _restricted(rows: Sequence[int], ask: Ask) -> Sequence[int]:
 def snippets(corpus: Corpus, rows: list[int], result: SearchResult | None) -> dict[int, Snippet]:
     if result is None or not result.terms:
         return {}
-    from tui_reader.search.highlight import snippet
+    from tui_reader.search import snippet
 
     return {r: snippet(corpus.abstract(r), result.terms) for r in rows}

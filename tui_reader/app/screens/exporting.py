@@ -19,15 +19,14 @@ from tui_reader.app.messages import ExportWritten
 from tui_reader.app.model import Kind, Restriction
 from tui_reader.corpus.text import clean_label
 from tui_reader.library.export import export_name, export_papers, write_new_file
-from tui_reader.search.modes import SearchMode
+from tui_reader.search import SearchMode
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from tui_reader.app.screens.main import MainScreen
     from tui_reader.corpus.corpus import Corpus
-    from tui_reader.search.searcher import Searcher, SearchResult
-    from tui_reader.search.subsets import Sets
+    from tui_reader.search import Searcher, SearchResult, Sets
 
 
 class Exporter:

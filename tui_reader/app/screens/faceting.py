@@ -13,8 +13,7 @@ from tui_reader.corpus.text import clean_label
 
 if TYPE_CHECKING:
     from tui_reader.app.screens.main import MainScreen
-    from tui_reader.search.searcher import Searcher
-    from tui_reader.search.subsets import Sets
+    from tui_reader.search import Searcher, Sets
 
 
 class Facets:
@@ -72,7 +71,7 @@ class Facets:
         screen.run_worker(work, thread=True, exclusive=True, group="facets", exit_on_error=False)
 
     def _count(self, searcher: Searcher, text: str, sets: Sets, request: int) -> None:
-        from tui_reader.search.facets import facets
+        from tui_reader.search import count_facets as facets
 
         post = self.screen.post_message
         try:

@@ -28,7 +28,6 @@ from tui_reader.app.widgets.notices import sentence
 from tui_reader.corpus.columns import title_only
 from tui_reader.corpus.corpus import load_corpus
 from tui_reader.corpus.text import clean_label
-from tui_reader.errors import IndexDamaged
 from tui_reader.library.userdata import open_user_data
 
 if TYPE_CHECKING:
@@ -137,8 +136,7 @@ class Loader:
 
     def _prepare_index(self, corpus: Corpus, rebuild: bool) -> None:
         """Open, update or build the index (rebuilt once if Whoosh finds it damaged)."""
-        from tui_reader.search.index import SearchIndex
-        from tui_reader.search.searcher import Searcher
+        from tui_reader.search import open_searcher
 
         worker, post = get_current_worker(), self.screen.post_message
         overall = OverallProgress()  # one figure over the build's phases, never going back
@@ -150,29 +148,17 @@ class Loader:
             if state is not None:
                 post(IndexProgress(state))
 
+        def tell(state: str, why: str) -> None:
+            post(IndexProgress(state))
+
         try:
-            index = SearchIndex(corpus)
-            status = "missing" if rebuild else index.status()
-            if status != "fresh":
-                post(IndexProgress("updating" if status == "stale" else "building"))
-            report = index.ensure(progress=progress, rebuild=rebuild)
-            try:
-                searcher = Searcher(index)
-            except IndexDamaged as exc:  # damaged where the manifest cannot see: rebuild, once
-                if rebuild:
-                    raise
-                post(IndexProgress("rebuilding"))
-                index.close()
-                index = SearchIndex(corpus)
-                report = index.ensure(progress=progress, rebuild=True)
-                report.reason = f"{exc}; rebuilt it"
-                searcher = Searcher(index)
+            opened = open_searcher(corpus, rebuild=rebuild, progress=progress, tell=tell)
         except IndexCancelled:
             return
         except Exception as exc:  # keep browsing without search rather than die
             post(IndexFailed(exc))
             return
-        post(IndexReady(index, searcher, report.reason or ""))
+        post(IndexReady(opened.index, opened.searcher, opened.report.reason or ""))
 
     def progress(self, event: IndexProgress) -> None:
         screen = self.screen

@@ -26,8 +26,10 @@ from tui_reader.app.model import Entry, ReaderModel, Restriction, Sort
 from tui_reader.app.screens.annotating import Annotator
 from tui_reader.app.screens.exporting import Exporter
 from tui_reader.app.screens.faceting import Facets
+from tui_reader.app.screens.inbox import Inbox
 from tui_reader.app.screens.loading import Loader
 from tui_reader.app.screens.reading import ReadTracker
+from tui_reader.app.screens.related import Related
 from tui_reader.app.screens.searching import SearchFlow, sort_notice
 from tui_reader.app.screens.session import SessionKeeper
 from tui_reader.app.screens.sharing import Sharing
@@ -46,8 +48,7 @@ if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
     from tui_reader.corpus.paper import Paper
     from tui_reader.library.bookmarks import Bookmark, BookmarkStore
-    from tui_reader.search.index import SearchIndex
-    from tui_reader.search.searcher import Searcher, SearchResult
+    from tui_reader.search import Searcher, SearchIndex, SearchResult
 
 NOTICE_LIMIT = 90  # characters of a notice: one line of a toast
 
@@ -95,6 +96,8 @@ class MainScreen(Screen[None]):
         self.sharing = Sharing(self)
         self.exporter = Exporter(self)
         self.projection = Shown(self)
+        self.related = Related(self)
+        self.inbox = Inbox(self)
 
     def compose(self) -> ComposeResult:
         yield SearchBar(id="search")
@@ -216,6 +219,7 @@ class MainScreen(Screen[None]):
     @on(m.IndexReady)
     def _index_ready(self, event: m.IndexReady) -> None:
         self.loader.ready(event)
+        self.inbox.index_ready()
 
     @on(m.IndexFailed)
     def _index_failed(self, event: m.IndexFailed) -> None:
@@ -318,7 +322,8 @@ class MainScreen(Screen[None]):
 
     @on(PaperList.SnippetsWanted)
     def _snippets_wanted(self, event: PaperList.SnippetsWanted) -> None:
-        self.searching.snippets_wanted(event.rows)
+        if not self.related.snippets_wanted(event.rows):  # a related view's marks its cited papers
+            self.searching.snippets_wanted(event.rows)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         self.reading.focus_changed()
@@ -345,13 +350,15 @@ class MainScreen(Screen[None]):
     # -- actions (commands.py names them; each is one collaborator's) ---------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide what cannot run now from the footer and the palette."""
-        return self.projection.can_run(action)
+        return self.related.can_run(action, self.projection.can_run(action))
 
     def action_focus_search(self) -> None:
         self.search_bar.input.focus()
 
     def action_back(self) -> None:
+        top = self.model.top
         self.searching.back()
+        self.inbox.left(top)  # a saved search's view left: back to the inbox
 
     def action_cycle_sort(self) -> None:
         self.remember_place()
@@ -368,6 +375,9 @@ class MainScreen(Screen[None]):
 
     def action_similar(self) -> None:
         self.searching.similar_key()
+
+    def action_related_draft(self) -> None:
+        self.related.ask()
 
     def go_to_row(self, row: int) -> None:
         self.searching.go_to_row(row)
@@ -415,8 +425,19 @@ class MainScreen(Screen[None]):
     def action_toggle_select(self) -> None:
         self.annotating.toggle_selected()
 
+    def action_save_search(self) -> None:
+        self.inbox.save()
+
+    def action_inbox(self) -> None:
+        self.inbox.open()
+
     def action_all_bookmarks(self) -> None:
         self.annotating.all_bookmarks()
+
+    def action_for_you(self) -> None:
+        from tui_reader.app.screens.foryou import open_for_you
+
+        open_for_you(self)
 
     def action_toggle_bookmark(self) -> None:
         self.annotating.toggle_bookmark()

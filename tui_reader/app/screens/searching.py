@@ -23,13 +23,12 @@ from tui_reader.app.screens.answers import MAX_RESULTS, Ask, answer, snippets
 from tui_reader.corpus.text import clean_label
 from tui_reader.errors import IndexDamaged
 from tui_reader.library.sorting import SortColumns, next_sort, sort_label
-from tui_reader.search.modes import PAGE, SearchMode
+from tui_reader.search import PAGE, SearchMode
 
 if TYPE_CHECKING:
     from tui_reader.app.screens.main import MainScreen
     from tui_reader.corpus.corpus import Corpus
-    from tui_reader.search.ordering import Order
-    from tui_reader.search.searcher import SearchResult
+    from tui_reader.search import Order, SearchResult
 
 
 class SearchFlow:
@@ -228,7 +227,7 @@ class SearchFlow:
         time: the searcher caches answers by it)."""
         if sort is Sort.RELEVANCE:
             return None
-        from tui_reader.search.ordering import Order
+        from tui_reader.search import Order
 
         columns = self.columns(corpus)
         with self._columns_lock:

@@ -22,7 +22,7 @@ from tui_reader.search import querytext
 if TYPE_CHECKING:
     from tui_reader.app.screens.main import MainScreen
     from tui_reader.library.bookmarks import Bookmark
-    from tui_reader.search.searcher import SearchResult
+    from tui_reader.search import SearchResult
 
 RETRIES = 2  # a request's answer cut short by an older search starting late is asked again
 
@@ -203,6 +203,6 @@ def _spans(text: str, terms: frozenset[str]) -> list[tuple[int, int]]:
     """Matched words to mark; imports the analyzer (and Whoosh) only once there is a query."""
     if not terms:
         return []
-    from tui_reader.search.highlight import match_spans
+    from tui_reader.search import match_spans
 
     return match_spans(text, terms)

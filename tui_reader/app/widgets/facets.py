@@ -16,7 +16,7 @@ from tui_reader.corpus.text import clean_label
 from tui_reader.corpus.venues import venue_terms
 
 if TYPE_CHECKING:  # Whoosh loads in the index's worker, not with the app
-    from tui_reader.search.facets import Facets
+    from tui_reader.search import Facets
 
 _NOT_A_WORD = re.compile(r"[^\w\s.-]+")
 

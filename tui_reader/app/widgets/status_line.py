@@ -25,7 +25,7 @@ from tui_reader.library.sorting import sort_label
 if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
     from tui_reader.library.bookmarks import Bookmark
-    from tui_reader.search.searcher import SearchResult
+    from tui_reader.search import SearchResult
 
 SEPARATOR = " · "
 
@@ -98,6 +98,8 @@ class StatusLine(Widget):
     shown: reactive[int] = reactive(0)
     loaded: reactive[int] = reactive(0)
     """Papers read so far while the files are parsed (0: not reading)."""
+    inbox_new: reactive[int] = reactive(0)
+    """Papers new to at least one saved search (app/screens/inbox.py), each counted once."""
 
     def render(self) -> Content:
         return self.drawn
@@ -133,6 +135,9 @@ class StatusLine(Widget):
             parts.append(Part(Content(f"{self.unread:,} unread"), drop=4))
         if self.new:
             parts.append(Part(Content(f"{len(self.new):,} new").stylize("$success"), drop=3))
+        if self.inbox_new:
+            full, short = f"inbox: {self.inbox_new:,} new", f"inbox {self.inbox_new:,}"
+            parts.append(Part(Content(full).stylize("$success"), Content(short), shorten=5, drop=4))
         if self.bookmarks:
             parts.append(self._bookmarks_part(corpus))
         parts.append(self._index_part())

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import pickle
 import struct
-from array import array
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,9 +153,39 @@ def encode_positions(values: list[bytes]) -> bytes | None:
         return None
     if arr.size and (arr.min() < 0 or arr.max() >= 1 << 32):
         return None
-    cnt = np.array(counts, dtype=np.int64)
-    cw, dw = width(cnt), width(arr)
-    return POSHEAD.pack(arr.size, cw, dw) + packed(cnt, cw) + packed(arr, dw)
+    return positions_part(np.array(counts, dtype=np.int64), arr)
+
+
+def positions_part(counts: np.ndarray, deltas: np.ndarray) -> bytes:
+    cw, dw = width(counts), width(deltas)
+    return POSHEAD.pack(deltas.size, cw, dw) + packed(counts, cw) + packed(deltas, dw)
+
+
+def encode_block(
+    ids: np.ndarray,
+    weights: np.ndarray,
+    lengths: bytes,
+    values: tuple[int, bytes],
+    stats: tuple[float, int, int],
+    last: bool,
+) -> tuple[bytes, bytes, tuple[int, int, int]]:
+    """A block's HEAD, data and POSHEAD: int64 docnums, float32 weights, length bytes, the
+    values part (kind, bytes), and (max weight, min and max length byte)."""
+    deltas = np.diff(ids)
+    idw = width(deltas)
+    wkind, wbytes = weights_kind(weights)
+    flags = LAST if last else 0
+    if any(lengths):
+        flags |= HAS_LENGTHS
+    else:
+        lengths = b""
+    vkind, vbytes = values
+    data = b"".join((packed(deltas, idw), wbytes, lengths, vbytes))
+    maxweight, minlen, maxlen = stats
+    head = HEAD.pack(
+        len(data), ids.size, int(ids[0]), int(ids[-1]), maxweight, minlen, maxlen, idw, wkind, vkind, flags
+    )
+    return head, data, POSHEAD.unpack_from(vbytes) if vkind == V_POSITIONS else (0, 0, 0)
 
 
 def encode_raw(values: list[bytes]) -> bytes:
@@ -213,27 +242,14 @@ class NpPostingsWriter(whoosh3.W3PostingsWriter):
             self._postfile.write(MAGIC)
         self._terminfo.add_block(self)
         ids = np.frombuffer(self._ids, dtype=np.uint32).astype(np.int64)
-        deltas = np.diff(ids)
-        idw = width(deltas)
-        parts = [packed(deltas, idw)]
-        wkind, wbytes = weights_kind(self._weights)
-        parts.append(wbytes)
-        flags = LAST if last else 0
-        if any(self._lengths):
-            flags |= HAS_LENGTHS
-            parts.append(bytes(self._lengths))
-        vkind, vbytes = self._values_part()
-        parts.append(vbytes)
-        data = b"".join(parts)
-        head = HEAD.pack(
-            len(data), len(ids), int(ids[0]), int(ids[-1]), float(self._maxweight),
-            length_to_byte(self._minlength), length_to_byte(self._maxlength),
-            idw, wkind, vkind, flags,
-        )  # fmt: skip
+        stats = float(self._maxweight), length_to_byte(self._minlength), length_to_byte(self._maxlength)
+        weights = np.frombuffer(self._weights, dtype=np.float32)
+        head, data, poshead = encode_block(
+            ids, weights, bytes(self._lengths), self._values_part(), stats, last
+        )
         self._postfile.write(head)
         offset = self._postfile.tell() - self._startoffset
         self._postfile.write(data)
-        poshead = POSHEAD.unpack_from(vbytes) if vkind == V_POSITIONS else (0, 0, 0)
         self._directory.append(ENTRY.pack(offset, *HEAD.unpack(head), *poshead))
         self._blockcount += 1
         self._new_block()
@@ -249,8 +265,8 @@ class NpPostingsWriter(whoosh3.W3PostingsWriter):
         return V_RAW, encode_raw(values)
 
 
-def weights_kind(weights: array[float]) -> tuple[int, bytes]:
-    w = np.frombuffer(weights, dtype=np.float32)
+def weights_kind(w: np.ndarray) -> tuple[int, bytes]:
+    """float32 weights: none when all 1.0, uint16 when whole numbers, else float32."""
     if bool((w == 1.0).all()):
         return W_ONES, b""
     if bool((w >= 0).all() and (w <= 65535).all() and (w == np.floor(w)).all()):

@@ -31,11 +31,12 @@ from whoosh import query
 from whoosh.reading import IndexReader
 from whoosh.searching import Searcher as WhooshSearcher
 
-from tui_reader.search import caps, querytext, stop
-from tui_reader.search.analysis import stem_analyzer
+from tui_reader.search import stop
 from tui_reader.search.highlight import fold, match_spans, stem
-from tui_reader.search.schema import DEFAULT_FIELD
-from tui_reader.search.terms import top_terms
+from tui_reader.search.index.analysis import stem_analyzer
+from tui_reader.search.index.schema import DEFAULT_FIELD
+from tui_reader.search.query import caps, querytext
+from tui_reader.search.query.terms import top_terms
 
 if TYPE_CHECKING:
     from tui_reader.search.searcher import Searcher

@@ -4,6 +4,6 @@ them (pipes, part files); worker.py gathers and writes postings; stitch.py write
 check.py is w3's self-check (a sample built both ways, then searched). Whoosh's internals are
 w3's alone."""
 
-from tui_reader.search.build.bulk import BulkBuild, BulkFailed, BulkUnsupported
+from tui_reader.search.index.build.bulk import BulkBuild, BulkFailed, BulkUnsupported
 
 __all__ = ["BulkBuild", "BulkFailed", "BulkUnsupported"]

@@ -7,13 +7,14 @@ from whoosh.analysis import LowercaseFilter, RegexTokenizer
 
 from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.venues import venue_terms
-from tui_reader.search.analysis import AUTHOR_SEPARATOR, authors_analyzer, fold_analyzer, stem_analyzer
+from tui_reader.search.index.analysis import AUTHOR_SEPARATOR, authors_analyzer, fold_analyzer, stem_analyzer
 
 # 7: one segment from bulk.py, fused fold analyzer; 8: year without trie terms;
 # 9: the layered packages (search/ owns Whoosh): an index written before them rebuilds once;
 # 10: doi, arxiv, keywords and kind from citation formats; 11: Greek letters and math symbols
-# folded to their names (α = alpha = \alpha); 12: a gap between authors (a phrase stays in one name)
-SCHEMA_VERSION = 12
+# folded to their names (α = alpha = \alpha); 12: a gap between authors (a phrase stays in one name);
+# 13: search/ split into index/, query/, fast/ (the pickled analyzers moved): rebuilt once
+SCHEMA_VERSION = 13
 DEFAULT_FIELD = "content"  # title, authors and abstract together: what a plain word searches
 
 

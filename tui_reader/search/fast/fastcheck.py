@@ -14,7 +14,7 @@ from typing import Any
 
 from whoosh import query
 
-from tui_reader.search import bounds, score, w3
+from tui_reader.search.fast import bounds, score, w3
 
 
 def difference(ix: Any) -> str | None:

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from whoosh import query
 
-from tui_reader.search import w3
-from tui_reader.search.completion import Completer
-from tui_reader.search.schema import DEFAULT_FIELD
-from tui_reader.search.score import search as fast_search
+from tui_reader.search.fast import selfcheck
+from tui_reader.search.fast.score import search as fast_search
+from tui_reader.search.index.schema import DEFAULT_FIELD
+from tui_reader.search.query.completion import Completer
 
 if TYPE_CHECKING:
-    from tui_reader.search.index import SearchIndex
+    from tui_reader.search.index.persistent import SearchIndex
 
 # the fields searches score: plain words, titles (typing), and the field queries people write
 # most; the others (sources, keywords, tw) on their first use. ~3.5 MB of norms a field at 87k.
@@ -49,7 +49,7 @@ def read_ahead(index: SearchIndex, completer: Completer) -> None:
     of FIELDS, computed by scoring any one word of each as a search would."""
     with index.searcher() as s:
         _ = completer.vocabulary
-        w3.status()
+        selfcheck.status()
         reader = s.reader()
         for fieldname in FIELDS:
             words = reader.lexicon(fieldname) if fieldname in reader.schema else ()

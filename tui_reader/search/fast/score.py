@@ -27,7 +27,8 @@ from typing import Any
 
 from whoosh import query
 
-from tui_reader.search import bm25, bounds, intersect, phrase, stop, w3
+from tui_reader.search import stop
+from tui_reader.search.fast import bm25, bounds, health, intersect, phrase, w3
 
 Scores = dict[int, float]
 Found = tuple[list[tuple[float, int]], int, bool]
@@ -53,12 +54,12 @@ def search(
     """The top ``limit`` (score, docnum) pairs, best first, the number of matches and whether
     that number is exact; None when Whoosh's searcher must answer: a query or weighting this
     module does not reproduce, fast paths off (w3's self-check), or an error, which is logged
-    and counted (w3.failed), never swallowed. ``exact=False`` (type-ahead only) lets a phrase on
+    and counted (health.failed), never swallowed. ``exact=False`` (type-ahead only) lets a phrase on
     its own stop checking once its page is full: its count is then the matches verified so far,
     a lower bound. ``bounded`` (type-ahead only) lets a query with more than BOUNDED_TYPING
     postings read TYPING_POSTINGS of them, its best-bounded blocks (bounds.py): the answer is
     then a ``bounds.Page`` whose ``partial`` says whether its page is a best-so-far."""
-    if not w3.status().ok:
+    if not health.status().ok:
         return None
     try:
         with _collection_paused():
@@ -66,7 +67,7 @@ def search(
     except stop.Stopped:  # the deadline passed or a newer search began: the searcher says so
         raise
     except Exception as exc:
-        w3.failed(exc, q, lambda: searcher.search(q, limit=1))
+        health.failed(exc, q, lambda: searcher.search(q, limit=1))
         return None
 
 
@@ -123,14 +124,6 @@ def answer(
     if every is not None:
         every.append(scores)
     return bm25.top(scores, limit), total, counted
-
-
-def difference(ix: Any) -> str | None:
-    """How this module's answers differ from Whoosh's searcher on ``ix`` (w3's self-check
-    sample, build/check.py), or None: see fastcheck.py."""
-    from tui_reader.search import fastcheck
-
-    return fastcheck.difference(ix)
 
 
 class Leaf:

@@ -12,7 +12,7 @@ from typing import Any
 
 from tui_reader.corpus.text import clean_label
 from tui_reader.errors import CacheUnusable
-from tui_reader.search.build import BulkFailed
+from tui_reader.search.index.build import BulkFailed
 
 
 def cache_problem(exc: OSError, base: Path) -> str | None:

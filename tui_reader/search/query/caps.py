@@ -22,8 +22,8 @@ from typing import Any
 
 from whoosh import query
 
-from tui_reader.search import w3
-from tui_reader.search.schema import DEFAULT_FIELD
+from tui_reader.search.fast import w3
+from tui_reader.search.index.schema import DEFAULT_FIELD
 
 MAX_QUERY_CHARS = 1_000
 MAX_EDITS = 2

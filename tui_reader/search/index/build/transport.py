@@ -89,7 +89,7 @@ class Child:
         try:
             with open(self.errfile, "wb") as err:
                 self.proc = subprocess.Popen(
-                    [python(), "-m", "tui_reader.search.build.worker"],
+                    [python(), "-m", "tui_reader.search.index.build.worker"],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=err,

@@ -1,6 +1,6 @@
 """A bulk-build worker: analyse ranges of documents, write each range's posting blocks.
 
-Run as ``python -m tui_reader.search.build.worker`` (transport.py has the protocol); the builder
+Run as ``python -m tui_reader.search.index.build.worker`` (transport.py has the protocol); the builder
 also runs a Gatherer in-process for small collections. The blocks are Whoosh 3's layout
 (blocks.PartWriter), so the parent can stitch them into one segment as they are.
 """
@@ -23,7 +23,7 @@ from typing import Any
 
 from whoosh import formats
 
-from tui_reader.search.build import blocks, transport
+from tui_reader.search.index.build import blocks, transport
 
 Doc = transport.Doc
 Postings = dict[bytes, tuple["array[int]", "array[float]", list[bytes]]]  # term -> ids, weights, values

@@ -24,7 +24,8 @@ from typing import Any
 from whoosh import formats
 from whoosh.system import pack_uint
 
-from tui_reader.search import bm25, stop, w3
+from tui_reader.search import stop
+from tui_reader.search.fast import bm25, w3
 
 Scores = dict[int, float]
 NOT_ONE = -(1 << 62)  # "not at one position": a difference with it is never 1

@@ -13,7 +13,7 @@ from whoosh import query
 from whoosh.reading import IndexReader
 
 from tui_reader.search.highlight import fold, stem
-from tui_reader.search.terms import TYPEAHEAD_COMPLETIONS, Vocabulary, top_terms
+from tui_reader.search.query.terms import TYPEAHEAD_COMPLETIONS, Vocabulary, top_terms
 
 SMALL_CORPUS = 20_000  # up to this many papers, the vocabulary is every stem of every paper
 COMPLETION_POSTINGS = 12_000  # postings the completions of a word may add to a keystroke

@@ -17,7 +17,8 @@ from itertools import compress
 from operator import not_
 from typing import Any
 
-from tui_reader.search import stop, w3
+from tui_reader.search import stop
+from tui_reader.search.fast import w3
 
 Scores = dict[int, float]
 Top = list[tuple[float, int]]

@@ -31,10 +31,11 @@ from tui_reader.atomic import atomic_write_bytes, file_lock, remove_leftovers
 from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.text import clean_label
 from tui_reader.errors import CacheUnusable, IndexBusy, IndexDamaged
-from tui_reader.search import faults, leftovers
-from tui_reader.search.build import BulkBuild, BulkFailed, BulkUnsupported
-from tui_reader.search.schema import SCHEMA_VERSION, document, make_schema
-from tui_reader.search.storage import MappedStorage
+from tui_reader.search.fast import selfcheck
+from tui_reader.search.index import faults, leftovers
+from tui_reader.search.index.build import BulkBuild, BulkFailed, BulkUnsupported
+from tui_reader.search.index.schema import SCHEMA_VERSION, document, make_schema
+from tui_reader.search.index.storage import MappedStorage
 
 Progress = Callable[[int, int, str], None]
 MANIFEST_LAYOUT = 2  # "docs" written last
@@ -269,6 +270,7 @@ class SearchIndex:
     def _bulk(self, ix: whoosh.index.Index, procs: int, progress: Progress | None) -> None:
         """One segment from worker processes (see build/): ~5x faster than Whoosh's writer. It
         raises BulkUnsupported when w3's self-check switched the fast paths off."""
+        selfcheck.status()  # the gate: BulkBuild refuses when the fast paths are off
         corpus, n = self.corpus, len(self.corpus)
         writer = ix.writer()
         build = None

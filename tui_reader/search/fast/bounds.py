@@ -32,7 +32,8 @@ from typing import Any, Protocol
 from whoosh import query
 from whoosh.codec import whoosh3
 
-from tui_reader.search import bm25, stop
+from tui_reader.search import stop
+from tui_reader.search.fast import bm25
 
 Scores = dict[int, float]
 Key = tuple[str, bytes]

@@ -20,9 +20,9 @@ from typing import Any
 
 from whoosh import query
 
-from tui_reader.search import querytext
-from tui_reader.search.analysis import stem_analyzer
-from tui_reader.search.schema import DEFAULT_FIELD
+from tui_reader.search.index.analysis import stem_analyzer
+from tui_reader.search.index.schema import DEFAULT_FIELD
+from tui_reader.search.query import querytext
 
 TITLE_BOOST = 1.0
 TITLE_FIELD = "title"  # stemmed as content is: the phrase's words are the AND's terms

@@ -9,7 +9,7 @@ import heapq
 from whoosh import query
 from whoosh.reading import IndexReader
 
-from tui_reader.search import w3
+from tui_reader.search.fast import w3
 
 PREFIX_EXPANSIONS = 48  # an explicit prefix becomes its most frequent completions
 TYPEAHEAD_COMPLETIONS = 8

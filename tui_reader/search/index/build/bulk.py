@@ -21,11 +21,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from tui_reader.search import w3
-from tui_reader.search.build import stitch, transport
-from tui_reader.search.build.plan import CHUNK, Plan
-from tui_reader.search.build.transport import BulkFailed, Doc, Part
-from tui_reader.search.build.worker import Gatherer
+from tui_reader.search.fast import health as fast_health
+from tui_reader.search.fast import w3
+from tui_reader.search.index.build import stitch, transport
+from tui_reader.search.index.build.plan import CHUNK, Plan
+from tui_reader.search.index.build.transport import BulkFailed, Doc, Part
+from tui_reader.search.index.build.worker import Gatherer
 
 __all__ = ["BulkBuild", "BulkFailed", "BulkUnsupported", "check_writer"]
 
@@ -65,7 +66,7 @@ class BulkBuild:
         prefix: str = "tui-reader-bulk-",
     ) -> None:
         check_writer(writer)
-        health = w3.status()  # the self-check, on the first build or search of the process
+        health = fast_health.status()  # the index ran the self-check (selfcheck.status) first
         if not health.ok:
             raise BulkUnsupported(f"fast paths off: {health.reason}")
         self.writer = writer

@@ -25,7 +25,8 @@ from whoosh.filedb.filestore import RamStorage
 
 from tui_reader import paths
 from tui_reader.atomic import atomic_write_bytes
-from tui_reader.search.build.bulk import BulkBuild
+from tui_reader.search.fast import fastcheck, health
+from tui_reader.search.index.build.bulk import BulkBuild
 
 BLOCK = 4  # postings per block in the sample
 
@@ -64,11 +65,21 @@ def run() -> str | None:
     return problem
 
 
-def _run() -> str | None:
-    from tui_reader.search import score
+def remember() -> None:
+    """Keep the verdict in the cache folder for this code (a one-shot command line search, which
+    would otherwise run the check each time)."""
+    global REMEMBER
+    REMEMBER = True
 
+
+def _run() -> str | None:
     theirs, ours = sample_indexes()
-    return difference(theirs, ours) or score.difference(theirs)
+    return difference(theirs, ours) or fastcheck.difference(theirs)
+
+
+def status() -> health.Health:
+    """The gate before any fast path: the fast paths' health, the self-check run on first use."""
+    return health.decide(run)
 
 
 def _verdict_path() -> Path:
@@ -135,7 +146,7 @@ def sample_docs(n: int = 16) -> list[dict[str, Any]]:
 
 def sample_indexes() -> tuple[Any, Any]:
     """The sample, in memory: (Whoosh's writer's index, the bulk builder's), one segment each."""
-    from tui_reader.search.schema import make_schema
+    from tui_reader.search.index.schema import make_schema
 
     docs = sample_docs()
     theirs = _Memory().create_index(make_schema())

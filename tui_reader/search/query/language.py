@@ -14,10 +14,10 @@ from whoosh import query
 from whoosh.qparser import FieldAliasPlugin, FuzzyTermPlugin, GtLtPlugin, QueryParser
 from whoosh.reading import IndexReader
 
-from tui_reader.search import caps, querytext, titlefirst
-from tui_reader.search.completion import Completer
-from tui_reader.search.schema import DEFAULT_FIELD
-from tui_reader.search.terms import bound, fuzzy_prefix
+from tui_reader.search.index.schema import DEFAULT_FIELD
+from tui_reader.search.query import caps, querytext, titlefirst
+from tui_reader.search.query.completion import Completer
+from tui_reader.search.query.terms import bound, fuzzy_prefix
 
 MIN_PARTIAL = 2  # a single letter is not yet a word worth completing over 87k titles
 FIELDS = frozenset(

@@ -14,8 +14,8 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Any
 
-from tui_reader.search import w3
-from tui_reader.search.build.transport import BulkFailed, Part
+from tui_reader.search.fast import w3
+from tui_reader.search.index.build.transport import BulkFailed, Part
 
 
 def per_doc(
