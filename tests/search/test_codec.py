@@ -307,3 +307,15 @@ def test_lists_encoded_from_arrays_are_the_writers(pair: tuple[Any, Any]) -> Non
             assert [getattr(mine, k)() for k in STATS] == [getattr(theirs, k)() for k in STATS]
             checked += 1
     assert checked > 100
+
+
+def test_term_vectors_stay_w3s(tmp_path: Path) -> None:
+    """Vectors (postings keyed by term bytes) are written and read by W3's own classes."""
+    sch = fields.Schema(body=fields.TEXT(vector=True, phrase=True))
+    docs = [{"body": " ".join(random.Random(i).choices(WORDS, k=12))} for i in range(50)]
+    got, want = [], []
+    for codec, out in ((NpCodec(), got), (W3Codec(), want)):
+        ix = write(tmp_path / type(codec).__name__, docs, [codec], sch)
+        with ix.searcher() as s:
+            out += [list(s.reader().vector_as("weight", d, "body")) for d in range(len(docs))]
+    assert got == want and got[0]
