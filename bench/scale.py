@@ -23,9 +23,10 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from bench import launch, measures, queries, tui
+from bench import engines, launch, measures, queries, tui
 from bench.report import percentile
 from bench.run import DEFAULT_CORPUS
+from tui_reader.corpus.corpus import Corpus
 
 SEED = 20261130
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -69,8 +70,7 @@ def write(source: Path, path: Path, count: int) -> Path:
 
 def one_size(source: Path, size: int, workdir: Path, per_kind: int, titles: int) -> dict[str, object]:
     from tui_reader.corpus.corpus import load_corpus
-    from tui_reader.search.index.persistent import SearchIndex
-    from tui_reader.search.searcher import Searcher
+    from tui_reader.search import Searcher, SearchIndex
 
     folder = workdir / f"n{size}"
     folder.mkdir(parents=True, exist_ok=True)
@@ -90,6 +90,8 @@ def one_size(source: Path, size: int, workdir: Path, per_kind: int, titles: int)
     print(f"scale: {size:,}: search", file=sys.stderr, flush=True)
     typing = measures.search_latency(searcher, qs.queries["typeahead"], True).ms
     enter = {k: measures.search_latency(searcher, qs.queries[k], False).ms for k in ENTER_KINDS}
+    print(f"scale: {size:,}: SQLite FTS5 on the same papers and queries", file=sys.stderr, flush=True)
+    fts5 = reference(corpus, folder, {k: qs.queries[k] for k in ENTER_KINDS})
     first_title = corpus.titles[0]
     index.close()
     corpus.close()
@@ -109,9 +111,30 @@ def one_size(source: Path, size: int, workdir: Path, per_kind: int, titles: int)
         "paint_problem": problem,
         "typing_ms": [percentile(typing, 50), percentile(typing, 95), max(typing)],
         "enter_p95_ms": {k: percentile(v, 95) for k, v in enter.items()},
+        **fts5,
         "cli_s": statistics.median(cli),
         "first_rows_s": shown[0] if shown else None,
     }
+
+
+def reference(corpus: Corpus, folder: Path, kinds: dict[str, list[str]]) -> dict[str, object]:
+    """SQLite FTS5 (porter, bm25, top 20: it scores every match to sort them, as Enter does) on
+    the same papers and the same queries: its build seconds and Enter p95 per query kind."""
+    fts = engines.Fts5(folder / "fts5.db")
+    build = fts.build(corpus)
+    p95 = {}
+    for kind, texts in kinds.items():
+        ms, _errors = fts.time_queries(kind, texts)
+        p95[kind] = percentile(ms, 95) if ms else None
+    size = fts.size_bytes / 1e6
+    fts.close()
+    return {"fts5_build_s": build, "fts5_mb": size, "fts5_enter_p95_ms": p95}
+
+
+def _ratio(ours: dict[str, float], theirs: dict[str, float | None]) -> str:
+    """The worst ours/FTS5 over the query kinds FTS5 can run: the issue's <= 3x."""
+    ratios = [ours[k] / v for k, v in theirs.items() if v]
+    return f"{max(ratios):.1f}x" if ratios else "n/a"
 
 
 def table(results: list[dict[str, object]]) -> str:
@@ -120,19 +143,23 @@ def table(results: list[dict[str, object]]) -> str:
 
     head = (
         "| papers | parse s | build s | index MB | build MB | app MB | paint s | type-ahead p50/p95/max ms "
-        "| Enter p95 ms term/and/phrase/field | CLI search s | first rows s |"
+        "| Enter p95 ms term/and/phrase/field | CLI search s | first rows s | FTS5 build s "
+        "| FTS5 Enter p95 ms term/and/phrase/field | ours/FTS5 worst |"
     )
-    lines = [head, "|" + " --- |" * 11]
+    lines = [head, "|" + " --- |" * 14]
     for r in results:
         t = r["typing_ms"]
         e = r["enter_p95_ms"]
-        assert isinstance(t, list) and isinstance(e, dict)
+        x = r.get("fts5_enter_p95_ms") or {}
+        assert isinstance(t, list) and isinstance(e, dict) and isinstance(x, dict)
         lines.append(
             f"| {r['papers']:,} | {f(r['parse_s'], '.1f')} | {f(r['build_s'], '.1f')} "
             f"| {f(r['index_mb'], '.0f')} "
             f"| {f(r['build_tree_mb'], '.0f')} | {f(r['app_rss_mb'], '.0f')} | {f(r['paint_s'], '.2f')} "
             f"| {t[0]:.1f} / {t[1]:.1f} / {t[2]:.0f} | {' / '.join(f'{e[k]:.0f}' for k in ENTER_KINDS)} "
-            f"| {f(r['cli_s'], '.2f')} | {f(r.get('first_rows_s'), '.2f')} |"
+            f"| {f(r['cli_s'], '.2f')} | {f(r.get('first_rows_s'), '.2f')} "
+            f"| {f(r.get('fts5_build_s'), '.1f')} | {' / '.join(f(x.get(k), '.1f') for k in ENTER_KINDS)} "
+            f"| {_ratio(e, x)} |"
         )
     return "\n".join(lines)
 
@@ -140,7 +167,7 @@ def table(results: list[dict[str, object]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.scale", description=__doc__)
     p.add_argument("--source", type=Path, default=DEFAULT_CORPUS)
-    p.add_argument("--sizes", default="10000,87428,300000")
+    p.add_argument("--sizes", default="87428,1000000,2700000")
     p.add_argument("--queries", type=int, default=60, help="Enter queries per kind")
     p.add_argument("--titles", type=int, default=15, help="titles typed for type-ahead")
     p.add_argument("--out", type=Path, default=measures.REPO / "bench" / "results")

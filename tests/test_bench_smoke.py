@@ -178,3 +178,26 @@ def test_scale_collections_recombine_real_abstracts(tmp_path: Path) -> None:
     assert len(abstracts) > 30  # recombined, not copied
     for m in made[12:]:
         assert m["title"] and m["abstract"] and m["abstract"][:30] in real_text
+
+
+def test_the_scale_table_sets_fts5_beside_ours() -> None:
+    """The issue's <= 3x: the worst ours/FTS5 p95 over the kinds FTS5 runs, printed per size."""
+    from bench import scale
+
+    row = {
+        "papers": 87_428,
+        "parse_s": 5.0,
+        "build_s": 28.0,
+        "index_mb": 140.0,
+        "build_tree_mb": 300.0,
+        "app_rss_mb": 116.0,
+        "paint_s": 0.6,
+        "typing_ms": [3.0, 9.6, 14.9],
+        "enter_p95_ms": {"term": 7.0, "and": 24.0, "phrase": 23.0, "field": 3.6},
+        "cli_s": 0.38,
+        "first_rows_s": 0.5,
+        "fts5_build_s": 5.5,
+        "fts5_enter_p95_ms": {"term": 3.5, "and": 4.0, "phrase": 2.3, "field": None},
+    }
+    text = scale.table([row])
+    assert "| 5.5 | 3.5 / 4.0 / 2.3 / n/a | 10.0x |" in text
