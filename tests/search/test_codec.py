@@ -319,3 +319,40 @@ def test_term_vectors_stay_w3s(tmp_path: Path) -> None:
         with ix.searcher() as s:
             out += [list(s.reader().vector_as("weight", d, "body")) for d in range(len(docs))]
     assert got == want and got[0]
+
+
+@pytest.mark.parametrize("cuts", [[1], [BLOCK - 1], [BLOCK], [5, 140], [60, 61, 200]])
+def test_lists_of_docnum_ranges_join_into_one(pair: tuple[Any, Any], cuts: list[int]) -> None:
+    """A term's postings encoded in ranges (as the bulk build's workers would) and joined read
+    back, through the directory and through Whoosh's matcher, as the whole list."""
+    from whoosh.filedb.structfile import BufferFile
+
+    from tui_reader.search.fast import blocks_np, columns
+    from tui_reader.search.fast.listwriter import Postings, encode_list, join_lists
+
+    _, arr = pair
+    with arr.searcher() as s:
+        reader = s.reader()
+        full = blocks_np.block_arrays(reader, "body", "b257")
+        assert full.offsets is not None and full.positions is not None
+        counts = full.offsets[1:] - full.offsets[:-1]
+        parts = []
+        for lo, hi in zip([0, *cuts], [*cuts, full.ids.size], strict=True):
+            sel = slice(int(full.offsets[lo]), int(full.offsets[hi]))
+            p = Postings(
+                full.ids[lo:hi], full.weights[lo:hi], full.lengths[lo:hi], counts[lo:hi], full.positions[sel]
+            )
+            parts.append(encode_list(p)[0])
+        joined = join_lists(parts)
+        cols = columns.read(joined)
+        assert cols.ids.tolist() == full.ids.tolist() and cols.counts is not None
+        assert cols.counts.tolist() == counts.tolist()
+        m = NpLeafMatcher(BufferFile(joined), 0, len(joined), reader.schema["body"].format)
+        rows = []
+        while m.is_active():
+            rows.append((m.id(), m.weight(), m.value_as("positions")))
+            m.next()
+        spans = zip(full.offsets[:-1].tolist(), full.offsets[1:].tolist(), strict=True)
+        positions = [full.positions[a:b].tolist() for a, b in spans]
+        want = list(zip(full.ids.tolist(), full.weights.tolist(), positions, strict=True))
+        assert rows == want

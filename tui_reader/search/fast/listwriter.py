@@ -8,6 +8,7 @@ build may write a segment's posting file from arrays and its term table as Whoos
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,14 +17,17 @@ from whoosh.util.numeric import byte_to_length
 
 from tui_reader.search.fast.codec import (
     COUNT,
+    DIRECTORY,
     ENTRY,
     HEAD,
+    LAST,
     MAGIC,
     V_NONE,
     V_POSITIONS,
     encode_block,
     positions_part,
 )
+from tui_reader.search.fast.columns import directory
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,3 +100,25 @@ def add_block(
     if info._minid is None:
         info._minid = int(ids[0])
     info._maxid = int(ids[-1])
+
+
+def join_lists(parts: Sequence[bytes]) -> bytes:
+    """One posting list from one term's lists over consecutive docnum ranges (the bulk build's
+    workers each encode a range): their blocks one after another (docnums are absolute, so none
+    is rewritten), one directory, the LAST flag kept on the final block only. A range's last
+    block may be short: Whoosh's reader and the directory allow any block size."""
+    out: list[bytes] = [MAGIC]
+    entries: list[bytes] = []
+    base = len(MAGIC)
+    for k, buf in enumerate(parts):
+        d = directory(buf).copy()
+        end = len(buf) - COUNT.size - len(d) * DIRECTORY.itemsize
+        body = bytearray(buf[len(MAGIC) : end])
+        if k < len(parts) - 1:
+            body[int(d["offset"][-1]) - len(MAGIC) - 1] &= 0xFF ^ LAST  # flags: HEAD's last byte
+            d["flags"][-1] &= 0xFF ^ LAST
+        d["offset"] += base - len(MAGIC)
+        out.append(bytes(body))
+        entries.append(d.tobytes())
+        base += len(body)
+    return b"".join([*out, *entries, COUNT.pack(sum(len(e) // DIRECTORY.itemsize for e in entries))])
