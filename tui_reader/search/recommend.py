@@ -5,12 +5,9 @@ in numpy, on the index's own numbers. A paper is the vector of its "content" ter
 authors, abstract, keywords: what a plain word searches), each weighted as Whoosh's BM25F weighs
 it (idf, saturated term frequency, the paper's length): ``x = idf * tf (K1 + 1) / (tf + norm)``.
 
-Training: positives are the papers kept (a tag's, or every bookmark); negatives the papers marked
-"not interested" plus a fixed-seed sample of the rest (SAMPLE papers). The training papers' terms
-come from the content analyzer over their text (the index stores no term vectors), their lengths
-from the index, so they are the values its postings hold. The model is an L2-regularised logistic
-regression with balanced classes, fitted by accelerated gradient descent (STEPS full-batch steps
-on a sparse matrix, a few ms): no scikit-learn, which would add ~40 MB for one linear fit.
+Training (recommend_train.py): positives are the papers kept (a tag's, or every bookmark);
+negatives the papers marked "not interested" plus a fixed-seed sample of the rest; an L2
+logistic regression with balanced classes, fitted in numpy.
 
 Ranking: the TERMS_UP terms with the largest positive weights and the TERMS_DOWN most negative
 (a "not interested" paper's terms push papers like it down) are read from their postings, and
@@ -26,7 +23,6 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -35,29 +31,21 @@ import numpy as np
 
 from tui_reader.errors import IndexDamaged
 from tui_reader.search.index.schema import document  # not on the public front (the lead: add?)
+from tui_reader.search.recommend_train import FIELD, K1, B, Cancelled, Model, sample, train
+
+__all__ = ["MIN_POSITIVES", "Cancelled", "Pick", "Recommendations", "needs_text", "recommend", "unread_first"]
 
 if TYPE_CHECKING:
     from tui_reader.search.searcher import Searcher
 
-FIELD = "content"
 MIN_POSITIVES = 3
-SAMPLE = 400  # background papers taken as negatives (fixed seed)
-SEED = 20
-STEPS = 300
-L2 = 0.3  # strong, as arxiv-sanity's C=0.01 is at its feature scale: robust with 3 positives
 TERMS_UP = 200
 TERMS_DOWN = 50
-MIN_DF = 2  # a term in one paper only ranks nothing else
-B, K1 = 0.75, 1.2  # Whoosh's BM25F defaults, as the index scores
 BECAUSE = 3
 _WORD = re.compile(r"\w+(?:\.\w+)*")
 
 Progress = Callable[[int, int, str], None]
 logger = logging.getLogger("tui_reader.search")
-
-
-class Cancelled(Exception):
-    """A newer request replaced this one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,9 +131,9 @@ def _recommend(
         if len(pos) < MIN_POSITIVES:
             return out
         tell(0, 0, "training")
-        sample = _sample(s, set(pos) | set(neg))
-        out.sampled = len(sample)
-        model = _train(s, corpus, pos, neg, sample, cancelled)
+        background = sample(s, set(pos) | set(neg))
+        out.sampled = len(background)
+        model = train(s, corpus, pos, neg, background, cancelled)
         out.train_ms = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
         never = set(pos) | set(neg)
@@ -164,131 +152,8 @@ def _docnums(s: Any, ids: Iterable[str]) -> list[int]:
     return found
 
 
-def _sample(s: Any, taken: set[int]) -> list[int]:
-    """SAMPLE live documents, the same ones for the same index (a fixed seed), none of ``taken``."""
-    reader = s.reader()
-    count = reader.doc_count_all()
-    rng = np.random.default_rng(SEED)
-    wanted = min(count, SAMPLE + len(taken))
-    drawn = rng.choice(count, size=wanted, replace=False) if count else []
-    kept = [int(d) for d in drawn if int(d) not in taken and not reader.is_deleted(int(d))]
-    return kept[:SAMPLE]
-
-
-@dataclass(slots=True)
-class _Model:
-    terms: list[str]
-    weights: np.ndarray  # float64, one per term
-    idf: np.ndarray
-    avgfl: float
-
-
-def _text(s: Any, corpus: Any, docnum: int) -> str | None:
-    """The document's content text as the index analysed it (schema.document)."""
-    row = corpus.index_of.get(s.stored_fields(docnum).get("id"))
-    if row is None:
-        return None
-    return str(document(corpus, row)[FIELD])
-
-
-@dataclass(slots=True)
-class _Rows:
-    """The training papers as a sparse matrix of term frequencies (row, column, tf)."""
-
-    vocab: dict[str, int] = field(default_factory=dict)
-    rows: list[int] = field(default_factory=list)
-    cols: list[int] = field(default_factory=list)
-    tfs: list[float] = field(default_factory=list)
-    norms: list[float] = field(default_factory=list)  # BM25F's length part, per paper
-    y: list[float] = field(default_factory=list)
-    c: list[float] = field(default_factory=list)  # sample weights
-
-
-def _rows(s: Any, corpus: Any, docs: list[tuple[int, float, float]], cancelled: Callable[[], bool]) -> _Rows:
-    analyzer = s.schema[FIELD].analyzer
-    reader = s.reader()
-    avgfl = s.avg_field_length(FIELD) or 1.0
-    out = _Rows()
-    for docnum, label, weight in docs:
-        if cancelled():
-            raise Cancelled
-        text = _text(s, corpus, docnum)
-        if text is None:
-            continue
-        n = len(out.y)
-        for term, tf in Counter(t.text for t in analyzer(text)).items():
-            out.rows.append(n)
-            out.cols.append(out.vocab.setdefault(term, len(out.vocab)))
-            out.tfs.append(float(tf))
-        length = reader.doc_field_length(docnum, FIELD, 1)
-        out.norms.append(K1 * ((1 - B) + B * length / avgfl))
-        out.y.append(label)
-        out.c.append(weight)
-    return out
-
-
-def _train(
-    s: Any, corpus: Any, pos: list[int], neg: list[int], sample: list[int], cancelled: Callable[[], bool]
-) -> _Model:
-    # balanced: the positives weigh half, the background half; each explicit negative as a positive
-    each, share = 0.5 / len(pos), 0.5 / max(1, len(sample))
-    docs = [(d, 1.0, each) for d in pos] + [(d, 0.0, each) for d in neg] + [(d, 0.0, share) for d in sample]
-    got = _rows(s, corpus, docs, cancelled)
-    r, k, freq = np.array(got.rows, dtype=np.int64), np.array(got.cols, dtype=np.int64), np.array(got.tfs)
-    terms = list(got.vocab)
-    # a term of one background paper only weighs next to nothing: not looked up (half the work)
-    chosen = np.bincount(k, minlength=len(terms)) >= 2
-    explicit = np.array(got.y) > 0.5
-    explicit[: len(pos) + len(neg)] = True
-    chosen[k[explicit[r]]] = True
-    reader = s.reader()
-    df = np.zeros(len(terms))
-    for col in np.flatnonzero(chosen):
-        df[col] = reader.doc_frequency(FIELD, terms[col])
-    # Whoosh's idf (scoring.WeightingModel.idf), as BM25F takes it, from the same df
-    idf = np.log(s.doc_count_all() / (df + 1)) + 1
-    x = idf[k] * (freq * (K1 + 1)) / (freq + np.array(got.norms)[r])
-    keep = df[k] >= MIN_DF
-    weights = _fit(r[keep], k[keep], x[keep], np.array(got.y), np.array(got.c), len(terms))
-    return _Model(terms, weights, idf, s.avg_field_length(FIELD) or 1.0)
-
-
-def _fit(r: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray, c: np.ndarray, dims: int) -> np.ndarray:
-    """Weighted L2 logistic regression on a sparse (row, col, value) matrix, with an intercept:
-    Nesterov's accelerated gradient with the step 1/L, L bounded by a power iteration."""
-    n = len(y)
-    c = c / c.sum()
-
-    def mul(w: np.ndarray) -> np.ndarray:  # X @ w
-        return np.bincount(r, weights=x * w[k], minlength=n)
-
-    def tmul(g: np.ndarray) -> np.ndarray:  # X.T @ g
-        return np.bincount(k, weights=x * g[r], minlength=dims)
-
-    v = np.ones(dims) / np.sqrt(max(dims, 1))
-    top = 1.0
-    for _ in range(20):  # the largest eigenvalue of X.T C X (C: the sample weights)
-        u = tmul(c * mul(v))
-        top = float(np.linalg.norm(u)) or 1.0
-        v = u / top
-    step = 1.0 / (0.25 * top * 1.1 + 0.25 + L2)  # the intercept's part is at most 1/4
-    sign = 2 * y - 1
-    w = np.zeros(dims)
-    b = 0.0
-    w_prev, b_prev = w, b
-    for t in range(1, STEPS + 1):
-        mom = (t - 1) / (t + 2)
-        wv, bv = w + mom * (w - w_prev), b + mom * (b - b_prev)
-        margin = sign * (mul(wv) + bv)
-        g = -c * sign / (1 + np.exp(np.clip(margin, -30, 30)))  # d loss / d score
-        w_prev, b_prev = w, b
-        w = wv - step * (tmul(g) + L2 * wv)
-        b = bv - step * float(g.sum())
-    return w
-
-
 # -- ranking ------------------------------------------------------------------------------------
-def _chosen(model: _Model) -> list[int]:
+def _chosen(model: Model) -> list[int]:
     order = np.argsort(-model.weights, kind="stable")
     up = [int(i) for i in order[:TERMS_UP] if model.weights[i] > 0]
     down = [int(i) for i in order[::-1][:TERMS_DOWN] if model.weights[i] < 0]
@@ -298,7 +163,7 @@ def _chosen(model: _Model) -> list[int]:
 def _rank(
     s: Any,
     corpus: Any,
-    model: _Model,
+    model: Model,
     never: set[int],
     limit: int,
     cancelled: Callable[[], bool],
@@ -403,7 +268,7 @@ def _top(scores: np.ndarray, limit: int) -> list[int]:
 
 
 def _picks(
-    s: Any, corpus: Any, model: _Model, top: list[int], scores: np.ndarray, read: list[tuple[int, Any, Any]]
+    s: Any, corpus: Any, model: Model, top: list[int], scores: np.ndarray, read: list[tuple[int, Any, Any]]
 ) -> list[Pick]:
     if not top:
         return []
