@@ -80,9 +80,7 @@ def block_arrays(
     raw = m.child if isinstance(m, FilterMatcher) else m
     if not isinstance(raw, NpLeafMatcher):
         return by_matcher(reader, fieldname, m, has_positions)
-    length = raw._length  # W3TermInfo.from_bytes leaves it a 1-tuple (unpack_int's)
-    length = length[0] if isinstance(length, tuple) else length
-    arrays = from_blocks(raw._postfile.get(raw._startoffset, length), has_positions, wanted)
+    arrays = from_blocks(raw.list_bytes(), has_positions, wanted)
     deleted = reader.deleted_docs_set if reader.has_deletions() else ()
     if deleted:
         arrays = arrays.select(~np.isin(arrays.ids, np.fromiter(deleted, np.int64, len(deleted))))
@@ -137,22 +135,30 @@ class Scored:
         return list(zip(self.docnums[order].tolist(), self.scores[order].tolist(), strict=True))
 
 
-def bm25f_params(weighting: Any, fieldname: str) -> tuple[float, float]:
-    """(B, K1) for the field, or ValueError for a weighting other than Whoosh's BM25F."""
-    if type(weighting) is not scoring.BM25F:
-        raise ValueError(f"not BM25F: {weighting!r}")
-    return weighting._field_B.get(fieldname, weighting.B), weighting.K1
+def bm25f(searcher: Any, fieldname: str, btext: bytes) -> tuple[float, float, float, float] | None:
+    """(idf, avgfl, B, K1) of the BM25FScorer Whoosh makes for the term (its statistics from the
+    top-level searcher, the field's B), None for WeightScorer's plain weight (a field without
+    lengths); ValueError for a weighting other than Whoosh's BM25F."""
+    top = searcher.get_parent()
+    if type(top.weighting) is not scoring.BM25F or top.weighting.use_final:
+        raise ValueError(f"not BM25F: {top.weighting!r}")
+    scorer = top.weighting.scorer(top, fieldname, btext)
+    if type(scorer) is scoring.WeightScorer:
+        return None
+    if type(scorer) is not scoring.BM25FScorer:
+        raise ValueError(f"not BM25F's scorer: {scorer!r}")
+    return scorer.idf, scorer.avgfl, scorer.B, scorer.K1
 
 
 def term_scores(searcher: Any, fieldname: str, btext: bytes, arrays: TermArrays) -> np.ndarray:
     """BM25FScorer's score for each posting: ``idf * ((tf * (K1 + 1)) / (tf + K1 * ((1 - B) +
     B * fl / avgfl)))`` (WeightScorer's weight for a field without lengths)."""
-    if not searcher.schema[fieldname].scorable:
+    if not arrays.ids.size:
+        return EMPTY_F
+    params = bm25f(searcher, fieldname, btext)
+    if params is None:
         return arrays.weights
-    b, k1 = bm25f_params(searcher.weighting, fieldname)
-    parent = searcher.get_parent()
-    idf = parent.idf(fieldname, btext)
-    avgfl = parent.avg_field_length(fieldname) or 1
+    idf, avgfl, b, k1 = params
     tf, fl = arrays.weights, LENGTHS[arrays.lengths]
     return idf * ((tf * (k1 + 1)) / (tf + k1 * ((1 - b) + b * fl / avgfl)))
 

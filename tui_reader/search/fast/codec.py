@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import pickle
 import struct
+from array import array
 from dataclasses import dataclass
 from typing import Any
 
@@ -218,7 +219,13 @@ class NpPostingsWriter(whoosh3.W3PostingsWriter):
         return terminfo
 
     def _new_block(self) -> None:
-        super()._new_block()
+        # W3's _new_block (ids are docnums here: never byte ids), and the lengths and values
+        self._ids = array("I")
+        self._weights = array("f")
+        self._values: list[bytes] = []
+        self._minlength = None
+        self._maxlength = 0
+        self._maxweight = 0
         self._lengths: list[int] = []
         self._vbytes: list[bytes] = []
 
@@ -308,6 +315,12 @@ class NpLeafMatcher(whoosh3.W3LeafMatcher):
     def _read_data(self) -> None:
         buf = self._postfile.get(self._dataoffset, self._head[0])
         self._data = decode(buf, 0, self._head)
+
+    def list_bytes(self) -> bytes:
+        """The whole posting list, magic to directory (for columns.read)."""
+        length = self._length  # W3TermInfo.from_bytes leaves it a 1-tuple (unpack_int's)
+        length = length[0] if isinstance(length, tuple) else length
+        return self._postfile.get(self._startoffset, length)
 
     def block(self) -> Block:
         """The current block's arrays (for the fast paths)."""

@@ -63,7 +63,7 @@ def encode_list(p: Postings, blocklimit: int = 128) -> tuple[bytes, whoosh3.W3Te
         starts = np.concatenate(([0], np.cumsum(counts)))
     parts, entries = [MAGIC], []
     offset = len(MAGIC)
-    info = whoosh3.W3TermInfo()
+    totals = Stats()
     for lo in range(0, ids.size, blocklimit):
         hi = min(lo + blocklimit, ids.size)
         bl = lengths[lo:hi]
@@ -80,26 +80,40 @@ def encode_list(p: Postings, blocklimit: int = 128) -> tuple[bytes, whoosh3.W3Te
         offset += HEAD.size
         entries.append(ENTRY.pack(offset, *HEAD.unpack(head), *poshead))
         offset += len(data)
-        add_block(info, ids[lo:hi], weights[lo:hi], minlen, stats)
+        totals.add(ids[lo:hi], weights[lo:hi], minlen, stats)
     parts += [*entries, COUNT.pack(len(entries))]
-    return b"".join(parts), info
+    return b"".join(parts), totals.info()
 
 
-def add_block(
-    info: whoosh3.W3TermInfo, ids: np.ndarray, weights: np.ndarray, minlen: int, stats: tuple
-) -> None:
-    """W3TermInfo.add_block, in its order of operations (the same floats)."""
-    maxweight, _, maxlen = stats
-    info._weight += sum(weights.tolist())
-    info._df += ids.size
-    if minlen:
-        ml = byte_to_length(minlen)
-        info._minlength = ml if info._minlength is None else min(info._minlength, ml)
-    info._maxlength = max(info._maxlength, byte_to_length(maxlen))
-    info._maxweight = max(info._maxweight, maxweight)
-    if info._minid is None:
-        info._minid = int(ids[0])
-    info._maxid = int(ids[-1])
+@dataclass(slots=True)
+class Stats:
+    """W3TermInfo.add_block's running statistics, in its order of operations (the same floats)."""
+
+    weight: float = 0.0
+    df: int = 0
+    minlength: int | None = None
+    maxlength: int = 0
+    maxweight: float = 0.0
+    minid: int | None = None
+    maxid: int = 0
+
+    def add(self, ids: np.ndarray, weights: np.ndarray, minlen: int, stats: tuple[float, int, int]) -> None:
+        maxweight, _, maxlen = stats
+        self.weight += sum(weights.tolist())
+        self.df += ids.size
+        if minlen:
+            ml = byte_to_length(minlen)
+            self.minlength = ml if self.minlength is None else min(self.minlength, ml)
+        self.maxlength = max(self.maxlength, byte_to_length(maxlen))
+        self.maxweight = max(self.maxweight, maxweight)
+        if self.minid is None:
+            self.minid = int(ids[0])
+        self.maxid = int(ids[-1])
+
+    def info(self) -> whoosh3.W3TermInfo:
+        return whoosh3.W3TermInfo(
+            self.weight, self.df, self.minlength, self.maxlength, self.maxweight, self.minid, self.maxid
+        )
 
 
 def join_lists(parts: Sequence[bytes]) -> bytes:
