@@ -131,3 +131,24 @@ async def test_fewer_than_three_papers_says_what_it_needs(
         assert screen.picks == []
         assert 'at least 3 papers in the tag "robots"' in summary(screen)
         assert "bookmark or tag 1 more" in screen.papers.empty_text
+
+
+async def test_x_twice_quickly_keeps_both_marks(
+    make_app: MakeApp, tmp_path: Path, bookmarks_path: Path, data_dir: Path
+) -> None:
+    """The second x replaces the first one's retraining before it may have run: both are written."""
+    path = fx.write(tmp_path / "files")
+    tag(bookmarks_path, by_topic(path)["causal"][:3], "why")
+    async with make_app(path).run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = await for_you(pilot, 1)
+        first = screen.picks[0].id
+        await pilot.press("x")
+        assert screen.current is not None
+        second = screen.current.id  # the paper x is on now (the first retraining may be back)
+        await pilot.press("x")
+        await drained(pilot)
+        saved = json.loads((data_dir / "not-interested.json").read_text())
+        assert sorted(saved["tags"]["why"]) == sorted([first, second])
+        assert not {first, second} & {p.id for p in screen.picks}
+        assert "2 not interested" in summary(screen)

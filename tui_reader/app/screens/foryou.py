@@ -156,7 +156,10 @@ class ForYouScreen(Screen[int | None]):
         self.picks: list[Pick] = []
         self.got: Recommendations | None = None
         self.request = 0
-        self.dropped: set[str] = set()  # marked not interested, not yet out of a new ranking
+        # marked not interested (or reset) since the last ranking shown: each new run writes them
+        # all, so none is lost when a newer run replaces an older one before it wrote
+        self.dropped: set[str] = set()
+        self.resetting = False
 
     def compose(self) -> ComposeResult:
         yield Static(Content(""), id="foryou-summary")
@@ -185,22 +188,22 @@ class ForYouScreen(Screen[int | None]):
         self.train()
 
     # -- the worker -----------------------------------------------------------------------------
-    def train(self, mark: str = "", reset: bool = False) -> None:
-        """A new ranking (after writing ``mark`` not interested, or clearing the list)."""
+    def train(self) -> None:
+        """A new ranking, after writing what was marked (or reset) since the last one shown."""
         self.request += 1
         positives = self.store.ids_with_tag(self.tag) if self.tag else self.store.ids()
         self.say(f"Learning from {label(self.tag)} ({len(positives):,} papers)…")
-        self._run(self.request, positives, mark, reset)
+        self._run(self.request, positives, frozenset(self.dropped), self.resetting)
 
     @work(thread=True, exclusive=True, group="foryou")
-    def _run(self, request: int, positives: set[str], mark: str, reset: bool) -> None:
+    def _run(self, request: int, positives: set[str], marks: frozenset[str], reset: bool) -> None:
         from tui_reader.search.recommend import Cancelled, recommend
 
         try:
-            if mark:
-                self.negatives.add(self.tag, mark)
             if reset:
                 self.negatives.reset(self.tag)
+            for pid in sorted(marks):
+                self.negatives.add(self.tag, pid)
             negatives = self.negatives.ids(self.tag)
         except ReadOnlyStore as exc:
             self.post_message(Ranked(request, None, str(exc)))
@@ -243,14 +246,14 @@ class ForYouScreen(Screen[int | None]):
 
         got = self.got = event.got
         self.dropped.clear()
-        if got.short_by:
-            text = needs_text(label(self.tag), got.positives, got.missing)
-            self.papers.empty_text = text
-            self.say(text)
+        self.resetting = False
+        short = needs_text(label(self.tag), got.positives, got.missing) if got.short_by else ""
+        self.papers.empty_text = short or "Nothing left to recommend."
+        self.show(unread_first(got.picks, self.read), self.papers.cursor)
+        if short:
+            self.say(short)
         else:
-            self.papers.empty_text = "Nothing left to recommend."
             self._summary()
-        self.show(unread_first(got.picks, self.read))
 
     def show(self, picks: list[Pick], at: int = 0) -> None:
         self.picks = picks
@@ -325,11 +328,13 @@ class ForYouScreen(Screen[int | None]):
         at = self.papers.cursor
         self.dropped.add(pick.id)
         self.show([p for p in self.picks if p.id != pick.id], at)
-        self.train(mark=pick.id)
+        self.train()
         self.notify(f"Not interested for {label(self.tag)}: retraining.", timeout=3, markup=False)
 
     def action_reset(self) -> None:
-        self.train(reset=True)
+        self.dropped.clear()
+        self.resetting = True
+        self.train()
         self.notify(f"Cleared the not-interested papers of {label(self.tag)}: retraining.", timeout=3)
 
 
