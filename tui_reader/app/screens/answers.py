@@ -7,12 +7,14 @@ or the collection's rows sorted here.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tui_reader.app.messages import ResultsReady, Snippet
 from tui_reader.app.model import Kind, Restriction, Sort, View
+from tui_reader.corpus.titlescan import scan
 from tui_reader.library.sorting import SortColumns, arrange
 from tui_reader.search import PAGE, SearchMode
 
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
     from tui_reader.search import Only, Order, Searcher, SearchResult, Sets
 
+TITLES = "titles"  # a SearchResult's kind for a scan of the titles (the index is not ready)
 MAX_RESULTS = 20_000  # rows a paged answer grows to as the cursor nears its end
 
 
@@ -66,9 +69,11 @@ def answer(ask: Ask) -> ResultsReady:
 
 def _searched(ask: Ask) -> SearchResult:
     """The searcher's answer to the view: its order and restriction are part of the request
-    (Whoosh sorts and filters; the app never sorts a search's hits)."""
-    assert ask.searcher is not None
+    (Whoosh sorts and filters; the app never sorts a search's hits). Before the index is ready,
+    the titles holding the words (``_scanned``), which the reader labels as such."""
     view, searcher = ask.view, ask.searcher
+    if searcher is None:
+        return _scanned(ask)
     if view.kind is Kind.TYPING:
         mode = SearchMode.TYPING if ask.limit <= PAGE else SearchMode.MORE
         return searcher.search(view.query, mode, ask.limit, sets=ask.sets)
@@ -76,6 +81,31 @@ def _searched(ask: Ask) -> SearchResult:
     if view.kind is Kind.SIMILAR:
         return searcher.similar(ask.corpus.index_of[view.similar_to], order=order, only=only)
     return searcher.search(view.query, SearchMode.ENTER, ask.limit, sets=ask.sets, order=order, only=only)
+
+
+_newest_scan = [0]  # the newest scan's request number: an older scan stops part way
+
+
+def _scanned(ask: Ask) -> SearchResult:
+    """Titles holding the typed words, in collection order: what the list can search while the
+    index builds. Marked ``kind="titles"``: never shown as the search's answer."""
+    from tui_reader.search import Hit, SearchResult
+
+    started = time.perf_counter()
+    _newest_scan[0] = max(_newest_scan[0], ask.number)
+    ids, query = ask.corpus.ids, ask.view.query
+    found = scan(ask.corpus.titles, query, ask.limit, lambda: _newest_scan[0] > ask.number)
+    rows, total = found if found is not None else ([], 0)
+    took = (time.perf_counter() - started) * 1000
+    result = SearchResult(query, [Hit(r, ids[r], 0.0) for r in rows], total, took_ms=took, kind=TITLES)
+    result.stopped = None if found is not None else "replaced"
+    result.order = "collection"
+    return result
+
+
+def scanned(result: SearchResult | None, searcher: object | None) -> bool:
+    """The answer is the titles' scan from before the index was ready, and now it is."""
+    return result is not None and result.kind == TITLES and searcher is not None
 
 
 def _cursor_beyond(ask: Ask, result: SearchResult) -> bool:

@@ -24,6 +24,7 @@ from tui_reader.app.messages import (
     LoadFailed,
 )
 from tui_reader.app.progress import OverallProgress
+from tui_reader.app.screens.answers import scanned
 from tui_reader.app.widgets.notices import sentence
 from tui_reader.corpus.columns import title_only
 from tui_reader.corpus.corpus import load_corpus
@@ -175,8 +176,8 @@ class Loader:
         screen.refresh_bindings()
         screen.facets.index_ready()
         top = screen.model.top
-        if top.waiting and top.view.query:
-            screen.searching.ask(top)
+        if (top.waiting or scanned(top.result, screen.searcher)) and top.view.query:
+            screen.searching.ask(top)  # a titles' scan gives way to the search
 
     def damaged(self, event: IndexDamagedFound) -> None:
         """Whoosh failed reading its own files: rebuild, then run the search that found out."""

@@ -19,7 +19,7 @@ from textual.widgets import Input
 
 from tui_reader.app.messages import IndexDamagedFound, SnippetsReady
 from tui_reader.app.model import Entry, Kind, Restriction, Sort, View
-from tui_reader.app.screens.answers import MAX_RESULTS, Ask, answer, snippets
+from tui_reader.app.screens.answers import MAX_RESULTS, TITLES, Ask, answer, scanned, snippets
 from tui_reader.corpus.text import clean_label
 from tui_reader.errors import IndexDamaged
 from tui_reader.library.sorting import SortColumns, next_sort, sort_label
@@ -128,7 +128,7 @@ class SearchFlow:
         screen = self.screen
         if cursor:
             entry.view = entry.view.replace(cursor=cursor)
-        stale = entry.result is not None and entry.result.stopped
+        stale = entry.result is not None and (entry.result.stopped or scanned(entry.result, screen.searcher))
         if entry.rows is None or entry.waiting or stale:
             self.ask(entry)
         screen.search_bar.set_value("" if entry.view.kind is Kind.SIMILAR else entry.view.query)
@@ -176,8 +176,8 @@ class SearchFlow:
         number = self.model.request(entry)
         if corpus is None:
             return  # asked again once the collection is in
-        if entry.view.kind is not Kind.COLLECTION and screen.searcher is None:
-            screen.search_bar.info(f"Search starts when the index is ready ({screen.index_state}).")
+        if entry.view.kind is Kind.SIMILAR and screen.searcher is None:
+            screen.search_bar.info(f"Similar papers come when the index is ready ({screen.index_state}).")
             return
         if entry.view.similar_to and entry.view.similar_to not in corpus.index_of:
             return
@@ -285,6 +285,9 @@ def result_info(entry: Entry) -> tuple[Content, bool]:
         info.append(Content("ctrl+y searches it"))
     if info:
         return Content(" · ").join(info), True
+    if result.kind == TITLES:
+        noun = "title holds" if result.total == 1 else "titles hold"
+        return Content(f"{result.total:,} {noun} these words: titles only until the index is ready"), False
     partial_ = " (best so far: Enter for all)" if result.partial else ""
     noun = "match" if result.total == 1 and result.exact else "matches"
     took = f"{result.count_text} {noun} in {result.took_ms:.0f} ms"

@@ -151,6 +151,7 @@ class StatusLine(Widget):
         if result is not None:
             which = {"bookmarks": " bookmarked", "unread": " unread"}.get(self.view, "")
             matches = "match" if result.count_text == "1" else "matches"
+            matches = ("title" if result.total == 1 else "titles") if result.kind == "titles" else matches
             full = f"{self.shown:,}{which} shown of {result.count_text} {matches}"
             short = f"{self.shown:,}{which} of {result.count_text} {matches}"
             return Part(Content(full), Content(short), shorten=6)
