@@ -111,9 +111,11 @@ def test_inbox_counts_after_the_file_grows(tmp_path: Path) -> None:
         total, _ = _search_total(tmp_path, query, str(corpus))
         assert first[name]["total"] == first[name]["unread"] == total
     _write(corpus, LATER, "a")  # papers arrive: the file grew
+    grown = _inbox(tmp_path, str(corpus))  # it brings the index up to date itself
+    updated = run_cli("index", str(corpus), cwd=tmp_path)
+    assert "index is up to date" in updated.stdout, updated.stdout
     ids = _ids(tmp_path, str(corpus))
     later = {ids[str(r["title"])] for r in LATER}
-    grown = _inbox(tmp_path, str(corpus))
     again = _inbox(tmp_path, str(corpus))  # inbox marks nothing visited: still new
     for name, query in (("diffusion", "diffusion"), ("graphs", "graphs"), ("none", "zebrafish")):
         total, matched = _search_total(tmp_path, query, str(corpus))

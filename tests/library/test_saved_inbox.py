@@ -53,6 +53,9 @@ def test_counts_after_papers_are_added(tmp_path: Path) -> None:
 
     _write(papers, LATER, "a")
     grown = load_corpus([str(papers)])
+    index = SearchIndex(grown)
+    assert index.ensure().action == "updated"  # the new papers added, nothing rebuilt
+    index.close()
     arrived = set(grown.ids) - set(first.ids)
     assert len(arrived) == len(LATER)
     before_launch, _ = open_timeline(history, grown.ids)  # as `tui-reader inbox` reads it
