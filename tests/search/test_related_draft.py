@@ -161,3 +161,21 @@ def test_keys_the_bib_lacks_are_resolved_against_the_bookmarks(tmp_path: Path) -
 def test_a_named_bibliography_that_is_missing_is_a_warning(tmp_path: Path) -> None:
     cited = resolve(["a"], [tmp_path / "gone.bib"])
     assert cited.unknown == ("a",) and "gone.bib: no such bibliography" in cited.warnings[0]
+
+
+def test_latex_pylatexenc_gives_up_on_is_read_roughly_and_said_so() -> None:
+    """A one-argument \\href (code link, text forgotten) stops pylatexenc's conversion: the words
+    still count, the keys are still found, and a warning says the draft was read roughly."""
+    source = r"""\begin{document}
+    Graph attention networks~\citep[see][]{gat,gcn} for \textbf{node classification}; code at
+    \href{https://example.org/code}. % a comment \cite{ghost}
+    \bibliography{refs,more}
+    \end{document}"""
+    draft = parse_draft(source, "latex", "rough.tex", Path("/d"))
+    assert draft.cites == ("gat", "gcn")
+    assert draft.bibliographies == (Path("/d/refs.bib"), Path("/d/more.bib"))
+    assert "Graph attention networks" in draft.text and "node classification" in draft.text
+    assert "ghost" not in draft.text and "\\" not in draft.text and "{" not in draft.text
+    assert draft.warnings == (
+        "rough.tex: cannot read the LaTeX (IndexError); read with its commands dropped",
+    )

@@ -58,6 +58,13 @@ _BIB_MACROS = ("bibliography", "addbibresource")
 _INPUT = re.compile(r"(?<!\\)\\(?:input|include|subfile)\s*\{([^{}\n]+)\}")
 _COMMENT = re.compile(r"(?<!\\)%.*$", re.M)
 MAX_INPUT_DEPTH = 5
+_ROUGH_CITE = re.compile(
+    r"\\([A-Za-z]+)\*?(?:\s*\[[^\]]*\]){0,2}\s*\{([^{}]*)\}"
+)  # then only cite/bib macros count
+_ROUGH_COMMAND = re.compile(
+    r"\\(?:begin|end|label|ref|eqref|usepackage|documentclass)\s*\{[^{}]*\}|\\[A-Za-z@]+\*?|\\."
+)
+_ROUGH_MARKS = str.maketrans("{}$&#^_~", "        ")
 _CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
 _ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.")
 _WORD = re.compile(r"[^\W\d_]{2,}")
@@ -185,7 +192,11 @@ def parse_draft(
     source = strip_controls(source.replace("\r\n", "\n"))
     kind = kind or sniff(source)
     if kind == "latex":
-        text, cites, bibs = _latex(source)
+        try:
+            text, cites, bibs = _latex(source)
+        except DraftError as exc:  # pylatexenc gave up: read it roughly, and say so
+            text, cites, bibs = _latex_rough(source)
+            warnings = (*warnings, f"{name}: {exc}; read with its commands dropped")
     elif kind == "markdown":
         text, cites, bibs = _markdown(source)
     else:
@@ -221,9 +232,12 @@ def _bib_path(folder: Path, name: str) -> Path:
 def _contexts() -> tuple[Any, Any]:
     """pylatexenc's default contexts, with the cite commands' arguments known to the walker and
     silent in the text (no "<cit.>"), and cross-references silent too."""
+    import logging
+
     from pylatexenc import latex2text, latexwalker
     from pylatexenc.macrospec import std_macro
 
+    logging.getLogger("pylatexenc").setLevel(logging.CRITICAL)  # a warning per odd macro, on stderr
     walker = latexwalker.get_default_latex_context_db()
     walker.add_context_category(
         "tui-draft",
@@ -253,8 +267,17 @@ def _latex(source: str) -> tuple[str, list[str], list[str]]:
     walker_context, text_context = _contexts()
     try:
         nodes = LatexWalker(source, latex_context=walker_context, tolerant_parsing=True).get_latex_nodes()[0]
-    except Exception as exc:  # tolerant parsing still gives up on some input: read it as plain text
+        return _latex_parts(nodes, text_context, LatexNodes2Text)
+    except (RecursionError, MemoryError):
+        raise DraftError("the LaTeX nests too deep to read") from None
+    except Exception as exc:  # pylatexenc's tolerant parsing still fails on some input
         raise DraftError(f"cannot read the LaTeX ({type(exc).__name__})") from None
+
+
+def _latex_parts(
+    nodes: list[Any], text_context: Any, converter_class: Any
+) -> tuple[str, list[str], list[str]]:
+    """The prose, the cited keys and the named bibliographies of a parsed LaTeX draft."""
     cites: list[str] = []
     bibs: list[str] = []
     body, title = None, None
@@ -269,12 +292,32 @@ def _latex(source: str) -> tuple[str, list[str], list[str]]:
             title = node
         elif getattr(node, "environmentname", None) == "document" and body is None:
             body = node
-    converter = LatexNodes2Text(latex_context=text_context, math_mode="text", keep_comments=False)
+    converter = converter_class(latex_context=text_context, math_mode="text", keep_comments=False)
     parts = []
     if body is not None and title is not None:
         parts.append(converter.nodelist_to_text([n for n in _arguments(title)]))
     parts.append(converter.nodelist_to_text(body.nodelist if body is not None else nodes))
     return "\n".join(parts), [c for c in cites if c != "*"], bibs
+
+
+def _latex_rough(source: str) -> tuple[str, list[str], list[str]]:
+    """LaTeX pylatexenc cannot read: comments and commands dropped, the words of their arguments
+    kept; the keys and bibliographies of the cite commands found by pattern."""
+    cites: list[str] = []
+    bibs: list[str] = []
+
+    def taken(m: re.Match[str]) -> str:
+        name, keys = m.group(1), [k.strip() for k in m.group(2).split(",") if k.strip()]
+        if name in CITE_MACROS:
+            cites.extend(keys)
+        elif name in _BIB_MACROS:
+            bibs.extend(keys)
+        else:
+            return m.group(0)  # another command: its argument's words stay
+        return " "
+
+    text = _ROUGH_CITE.sub(taken, _COMMENT.sub("", source))
+    return _ROUGH_COMMAND.sub(" ", text).translate(_ROUGH_MARKS), cites, bibs
 
 
 def _walk(nodes: list[Any] | None) -> Iterator[Any]:

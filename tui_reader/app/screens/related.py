@@ -174,6 +174,10 @@ class Related:
         except (DraftError, IndexDamaged) as exc:
             self.screen.app.call_from_thread(self.failed, number, str(exc))
             return
+        except Exception as exc:  # never a view left waiting: the notice says what failed
+            self.screen.log.error(f"related: {exc!r}")
+            self.screen.app.call_from_thread(self.failed, number, f"it failed ({type(exc).__name__})")
+            return
         rows = [hit.row for hit in result.hits]
         marked = frozenset(r for r in rows if cited.cites(corpus.paper(r)))
         result.query = f"like {draft.name} · {len(marked)} cited"
