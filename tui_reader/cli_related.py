@@ -111,7 +111,7 @@ def _cited(args: argparse.Namespace, draft: Draft, corpus: Corpus) -> Cited:
 def _ranked(
     corpus: Corpus, open_searcher: OpenSearcher, draft: Draft, limit: int, quiet: bool
 ) -> SearchResult:
-    from tui_reader.search.related import related
+    from tui_reader.search import rank_related as related
 
     searcher = open_searcher(corpus, quiet=quiet, warm=False)
     try:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from tui_reader.search.ordering import Order
     from tui_reader.search.query import querytext
     from tui_reader.search.query.modes import PAGE, SearchMode
+    from tui_reader.search.related import related as rank_related
     from tui_reader.search.results import Hit, SearchResult
     from tui_reader.search.searcher import TIME_LIMIT, Searcher
     from tui_reader.search.subsets import Only, Sets
@@ -51,6 +52,7 @@ _WHERE = {
     "Order": "ordering",
     "querytext": "query.querytext:",  # a module: what was typed, pure (no Whoosh)
     "remember_self_check": "fast.selfcheck:remember",
+    "rank_related": "related:related",
     "Hit": "results",
     "SearchResult": "results",
     "TIME_LIMIT": "searcher",
@@ -78,6 +80,7 @@ __all__ = [
     "match_spans",
     "open_searcher",
     "querytext",
+    "rank_related",
     "remember_self_check",
     "snippet",
 ]

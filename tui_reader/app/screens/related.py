@@ -165,7 +165,7 @@ class Related:
         marks: tuple[Bookmark, ...],
         visible: int,
     ) -> None:
-        from tui_reader.search.related import related
+        from tui_reader.search import rank_related as related
 
         try:
             draft = read_draft(Path(asked.path).expanduser()) if asked.path else parse_draft(asked.text)
