@@ -24,8 +24,8 @@ from tui_reader.library.negatives import NotInterested
 from tui_reader.library.reading import ReadStore
 
 if TYPE_CHECKING:
+    from tui_reader.search import Searcher
     from tui_reader.search.recommend import Recommendations
-    from tui_reader.search.searcher import Searcher
 
 OpenSearcher = Callable[..., "Searcher"]
 # (corpus, the id or its start as given, the store) -> the paper's full id; UsageError if none
