@@ -58,6 +58,9 @@ SUBCOMMANDS = (
 )
 
 
+MIGRATING = ("search", "bookmarks", "export", "inbox", "recommend", "related")  # read the user's ids
+
+
 class UsageError(Exception):
     pass
 
@@ -78,7 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tui-reader",
         description="A keyboard-first terminal reader for paper abstracts.",
-        epilog="Subcommands: list, search, index, bookmarks, config, export, saved, inbox (tui-reader SUBCOMMAND --help).",
+        epilog="Subcommands: list, search, index, bookmarks, config, export, saved, inbox, recommend, related "
+        "(tui-reader SUBCOMMAND --help).",
     )
     parser.add_argument("--version", action="version", version=f"tui-reader {__version__}")
     _add_common(parser)
@@ -215,7 +219,9 @@ def cmd_index(args: argparse.Namespace, corpus: Corpus) -> int:
 
     state = "missing" if args.rebuild else SearchIndex(corpus).status()
     progress = progress_printer("indexing")
-    opened = opening(corpus, rebuild=args.rebuild, wait=True, progress=progress, tell=told)  # warm: reads the word lists
+    opened = opening(
+        corpus, rebuild=args.rebuild, wait=True, progress=progress, tell=told
+    )  # warm: reads the word lists
     report, index = opened.report, opened.index
     state = "damaged" if opened.rebuilt and not args.rebuild else state
     what = {
@@ -270,7 +276,7 @@ def run_subcommand(argv: Sequence[str]) -> int:
         return run_saved(args)
     corpus = load_corpus(args.paths)
     _warn(corpus)
-    if args.command in ("search", "bookmarks", "export"):  # ids saved before issue 18: renamed once
+    if args.command in MIGRATING:  # ids saved before issue 18: renamed once
         from tui_reader.library.migrate_ids import migrate_files
 
         marks = getattr(args, "bookmarks", None) or paths.bookmarks_file()
