@@ -81,8 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tui-reader",
         description="A keyboard-first terminal reader for paper abstracts.",
-        epilog="Subcommands: list, search, index, bookmarks, config, export, saved, inbox, recommend, related "
-        "(tui-reader SUBCOMMAND --help).",
+        epilog="Subcommands: list, search, index, bookmarks, config, export, saved, inbox, recommend,"
+        " related (tui-reader SUBCOMMAND --help).",
     )
     parser.add_argument("--version", action="version", version=f"tui-reader {__version__}")
     _add_common(parser)
