@@ -24,8 +24,7 @@ from tui_reader.library.negatives import NotInterested
 from tui_reader.library.reading import ReadStore
 
 if TYPE_CHECKING:
-    from tui_reader.search import Searcher
-    from tui_reader.search.recommend import Recommendations
+    from tui_reader.search import Recommendations, Searcher
 
 OpenSearcher = Callable[..., "Searcher"]
 # (corpus, the id or its start as given, the store) -> the paper's full id; UsageError if none
@@ -100,7 +99,7 @@ def _ranked(
     limit: int,
     quiet: bool,
 ) -> Recommendations:
-    from tui_reader.search.recommend import recommend
+    from tui_reader.search import recommendations as recommend
 
     searcher = open_searcher(corpus, quiet=quiet, warm=False)
     try:
@@ -113,8 +112,7 @@ def _ranked(
 
 
 def _write(args: argparse.Namespace, corpus: Corpus, store: BookmarkStore, got: Recommendations) -> int:
-    from tui_reader.search import Hit, SearchResult
-    from tui_reader.search.recommend import needs_text, unread_first
+    from tui_reader.search import Hit, SearchResult, needs_text, unread_first
 
     read = ReadStore(paths.data_dir() / "read.json").ids()
     notice = needs_text(label(args.tag), got.positives, got.missing) if got.short_by else None

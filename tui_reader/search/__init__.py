@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from tui_reader.search.ordering import Order
     from tui_reader.search.query import querytext
     from tui_reader.search.query.modes import PAGE, SearchMode
+    from tui_reader.search.recommend import MIN_POSITIVES, Pick, Recommendations, needs_text, unread_first
+    from tui_reader.search.recommend import Cancelled as RecommendCancelled
+    from tui_reader.search.recommend import recommend as recommendations
     from tui_reader.search.related import related as rank_related
     from tui_reader.search.results import Hit, SearchResult
     from tui_reader.search.searcher import TIME_LIMIT, Searcher
@@ -52,6 +55,13 @@ _WHERE = {
     "Order": "ordering",
     "querytext": "query.querytext:",  # a module: what was typed, pure (no Whoosh)
     "remember_self_check": "fast.selfcheck:remember",
+    "MIN_POSITIVES": "recommend",
+    "Pick": "recommend",
+    "Recommendations": "recommend",
+    "needs_text": "recommend",
+    "unread_first": "recommend",
+    "RecommendCancelled": "recommend:Cancelled",
+    "recommendations": "recommend:recommend",
     "rank_related": "related:related",
     "Hit": "results",
     "SearchResult": "results",
@@ -62,6 +72,7 @@ _WHERE = {
 }
 
 __all__ = [
+    "MIN_POSITIVES",
     "PAGE",
     "TIME_LIMIT",
     "Facets",
@@ -69,6 +80,9 @@ __all__ = [
     "Only",
     "Opened",
     "Order",
+    "Pick",
+    "RecommendCancelled",
+    "Recommendations",
     "SearchIndex",
     "SearchMode",
     "SearchResult",
@@ -78,11 +92,14 @@ __all__ = [
     "answered",
     "count_facets",
     "match_spans",
+    "needs_text",
     "open_searcher",
     "querytext",
     "rank_related",
+    "recommendations",
     "remember_self_check",
     "snippet",
+    "unread_first",
 ]
 
 

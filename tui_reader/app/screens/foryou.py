@@ -39,8 +39,7 @@ if TYPE_CHECKING:
     from tui_reader.app.screens.main import MainScreen
     from tui_reader.corpus.corpus import Corpus
     from tui_reader.library.bookmarks import BookmarkStore
-    from tui_reader.search import Searcher
-    from tui_reader.search.recommend import Pick, Recommendations
+    from tui_reader.search import Pick, Recommendations, Searcher
 
 LIMIT = 200  # papers listed
 ALL = "\x00all"  # TagChoice's answer for every bookmark (no tag is this)
@@ -197,7 +196,8 @@ class ForYouScreen(Screen[int | None]):
 
     @work(thread=True, exclusive=True, group="foryou")
     def _run(self, request: int, positives: set[str], marks: frozenset[str], reset: bool) -> None:
-        from tui_reader.search.recommend import Cancelled, recommend
+        from tui_reader.search import RecommendCancelled as Cancelled
+        from tui_reader.search import recommendations as recommend
 
         try:
             if reset:
@@ -242,7 +242,7 @@ class ForYouScreen(Screen[int | None]):
             self.papers.empty_text = event.problem
             self.papers.refresh()
             return
-        from tui_reader.search.recommend import needs_text, unread_first
+        from tui_reader.search import needs_text, unread_first
 
         got = self.got = event.got
         self.dropped.clear()
