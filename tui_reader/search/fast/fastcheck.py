@@ -1,4 +1,4 @@
-"""score.py's answers against Whoosh's searcher on w3's self-check sample (build/check.py).
+"""score.py's answers against Whoosh's searcher on w3's self-check sample (selfcheck.py).
 
 Every fast path is run on the sample -- terms, ANDs, ORs, negations, phrases of words that occur
 once and of words that occur many times in a paper, a prefix -- and must give Whoosh's papers,

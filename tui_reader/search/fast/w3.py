@@ -1,12 +1,13 @@
 """The one module that touches Whoosh's private parts: its W3 codec's files and objects.
 
-The fast paths -- the bulk build (build/) and block-at-a-time scoring (score.py, phrase.py) --
-read and write segments below Whoosh's public API, through the small accessors here. They are
-checked on first use (build/check.py): a tiny index written by Whoosh's writer and by the bulk
-builder must read the same and score the same. If not, the fast paths switch off for the process
-(Whoosh's writer builds and its searcher answers: the same results, slower) and the reader is told
-once (``take_notice``). The query language's cap on prefix, wildcard and fuzzy words (caps.py)
-overrides how Whoosh expands them, so it is here too (``Capped``).
+The fast paths -- the bulk build (index/build/) and block-at-a-time scoring (score.py,
+phrase.py) -- read and write segments below Whoosh's public API, through the small accessors
+here. They are checked on first use (selfcheck.py; health.py holds the verdict): a tiny index
+written by Whoosh's writer and by the bulk builder must read the same and score the same. If
+not, the fast paths switch off for the process (Whoosh's writer builds and its searcher
+answers: the same results, slower) and the reader is told once (``health.take_notice``).
+The query language's cap on prefix, wildcard and fuzzy words (caps.py) overrides how Whoosh
+expands them, so it is here too (``Capped``).
 """
 
 from __future__ import annotations

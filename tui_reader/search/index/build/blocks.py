@@ -1,7 +1,7 @@
 """Posting blocks in Whoosh 3's layout, written by the bulk build's workers (worker.py).
 
 Only Whoosh's public names are used here (its W3TermInfo, the header magic, the length byte);
-what the layout is, and that it still is, is checked by w3's self-check (check.py) like the rest.
+what the layout is, and that it still is, is checked by w3's self-check (fast/selfcheck.py) like the rest.
 """
 
 from __future__ import annotations
