@@ -11,6 +11,7 @@ import fcntl
 import gzip
 import json
 import os
+import random
 import resource
 import signal
 import subprocess
@@ -174,7 +175,45 @@ def test_jsonl_bomb_stops_at_the_total_cap(tmp_path: Path, monkeypatch: pytest.M
     assert len(corpus) == len(papers_here) + len(seed_paragraphs(SEED_FILES[0]))
     (warning,) = corpus.warnings
     assert str(path) in warning and "stopped at line" in warning
-    assert "more than 100 KiB of JSON Lines once decompressed" in warning
+    assert "of JSON Lines once decompressed (the limit for one file)" in warning  # 20x its size
+
+
+def _varied_lines(n: int) -> str:
+    """Lines that compress as real abstracts do (a few times, not a bomb's thousand)."""
+    rng = random.Random(7)
+    words = [
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 9)))
+        for _ in range(4000)
+    ]
+    return "".join(
+        json.dumps({"title": f"Paper {i}", "abstract": " ".join(rng.choice(words) for _ in range(40))}) + "\n"
+        for i in range(n)
+    )
+
+
+def test_a_plain_jsonl_file_past_the_stream_cap_is_read_to_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The arXiv snapshot is ~4.6 GB of plain JSON Lines: the cap is for gzip bombs, and a plain
+    file's size is what the user gave (it used to stop at 2 GiB, halfway through arXiv)."""
+    monkeypatch.setattr(common, "MAX_STREAM_BYTES", 100 * 1024)
+    path = tmp_path / "arxiv-like.jsonl"
+    path.write_text(_varied_lines(2000))
+    assert path.stat().st_size > 4 * 100 * 1024
+    corpus = load_corpus([path])
+    assert len(corpus) == 2000 and corpus.warnings == []
+
+
+def test_a_gzipped_file_that_inflates_as_text_does_is_read_past_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(common, "MAX_STREAM_BYTES", 100 * 1024)
+    body = _varied_lines(2000).encode()
+    path = tmp_path / "big.jsonl.gz"
+    path.write_bytes(gzip.compress(body))
+    assert len(body) > 4 * 100 * 1024 and len(body) < common.MAX_INFLATION * path.stat().st_size
+    corpus = load_corpus([path])
+    assert len(corpus) == 2000 and corpus.warnings == []
 
 
 def test_overlong_jsonl_record_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -50,7 +50,11 @@ class CorpusError(Exception):
 # are ~200 MiB of JSON Lines); a gzip bomb or a runaway file stops at the cap with a warning.
 # Read at call time, so tests can lower them with monkeypatch.setattr(common, "MAX_...", n).
 MAX_WHOLE_FILE = 512 * 2**20  # .json / .txt are parsed whole: a larger file is skipped
-MAX_STREAM_BYTES = 2 * 2**30  # .jsonl / .ndjson are streamed: reading stops after this much
+# .jsonl / .ndjson are streamed. A plain file is read to its end (its size is what the user gave:
+# the arXiv snapshot is ~4.6 GB); a gzipped one stops once it has inflated past this, or past
+# MAX_INFLATION times its size on disk if that is more (JSON compresses ~5x; a bomb ~1000x).
+MAX_STREAM_BYTES = 2 * 2**30
+MAX_INFLATION = 20
 MAX_RECORD_BYTES = 16 * 2**20  # one JSON Lines record (one line): a longer line is skipped
 
 

@@ -9,6 +9,7 @@ import codecs
 import gzip
 import io
 import json
+import math
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -123,13 +124,25 @@ def _holds_lines(path: Path) -> bool:
 
 
 class _TooMuch(Exception):
-    """Reading a JSON Lines file went past common.MAX_STREAM_BYTES."""
+    """Reading a JSON Lines file went past its stream_limit."""
 
 
-def _lines(fh: _Lines, counted: list[int]) -> Iterator[bytes | None]:
+def stream_limit(path: Path, gz: bool) -> float:
+    """How much a JSON Lines file may yield: a plain file all of it; a gzipped one what a real
+    file inflates to (common.MAX_STREAM_BYTES, or MAX_INFLATION times its size if more)."""
+    if not gz:
+        return math.inf
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0
+    return max(common.MAX_STREAM_BYTES, common.MAX_INFLATION * size)
+
+
+def _lines(fh: _Lines, counted: list[int], total_limit: float) -> Iterator[bytes | None]:
     """Lines of at most MAX_RECORD_BYTES (None for a longer line, skipped in chunks so it never
-    sits in memory); raises _TooMuch once the file has yielded more than MAX_STREAM_BYTES."""
-    limit, total_limit = common.MAX_RECORD_BYTES, common.MAX_STREAM_BYTES
+    sits in memory); raises _TooMuch once the file has yielded more than ``total_limit``."""
+    limit = common.MAX_RECORD_BYTES
     while True:
         line = fh.readline(limit + 1)
         if not line:
@@ -196,11 +209,12 @@ def stream_jsonl(path: Path, warnings: list[str]) -> Iterator[Record]:
     number = 0
     counted = [0]
     gz = is_gzip(path)
+    total_limit = stream_limit(path, gz)
     try:
         with open_regular(path) as raw:
             fh: BinaryIO | gzip.GzipFile = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
             with fh:
-                for number, line in enumerate(_lines(_opened(fh), counted), 1):
+                for number, line in enumerate(_lines(_opened(fh), counted, total_limit), 1):
                     if line is None:
                         long.append(number)
                         continue
@@ -217,7 +231,7 @@ def stream_jsonl(path: Path, warnings: list[str]) -> Iterator[Record]:
         grows = " once decompressed" if gz else ""
         warnings.append(
             f"{shown(path)}: stopped at line {number + 1}: more than "
-            f"{size_label(common.MAX_STREAM_BYTES)} of JSON Lines{grows} (the limit for one file)"
+            f"{size_label(int(total_limit))} of JSON Lines{grows} (the limit for one file)"
         )
     except OSError as exc:  # unreadable, or a gzip stream that is corrupt or cut short
         what = "not a valid gzip file" if isinstance(exc, gzip.BadGzipFile) else "cannot read"
