@@ -208,3 +208,55 @@ async def test_rename_and_remove_in_the_inbox(make_app: MakeApp, data_dir: Path)
         await drained(pilot)
         assert [s.name for s in SavedSearches(store).all()] == ["graphs"]
         assert len(inbox.lines) == 1 and inbox.lines[0].startswith("graphs  ")
+
+
+async def test_a_renamed_search_keeps_the_cursor(make_app: MakeApp, data_dir: Path) -> None:
+    """Renaming the second search leaves the cursor on it, so the next x is about that one."""
+    _saved(data_dir, ("one", "graph"), ("two", "diffusion"), ("three", "guidance"))
+    store = data_dir / "saved-searches.json"
+    async with make_app().run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await drained(pilot)
+        inbox = await _inbox(pilot)
+        await pilot.press("down", "r")
+        await pilot.pause()
+        modal = pilot.app.screen
+        assert isinstance(modal, SaveSearchScreen)
+        modal.query_one(Input).value = "second"
+        await pilot.press("enter")
+        await drained(pilot)
+        assert pilot.app.screen is inbox
+        assert [s.name for s in SavedSearches(store).all()] == ["one", "second", "three"]
+        assert inbox.query_one("#inbox-list").highlighted == 1
+        await pilot.press("x")
+        assert "again to remove 'second'" in str(inbox.query_one("#inbox-help").visual)
+        await pilot.press("x")
+        await drained(pilot)
+        assert [s.name for s in SavedSearches(store).all()] == ["one", "three"]
+        assert inbox.query_one("#inbox-list").highlighted == 1  # on the next one, at its place
+
+
+async def test_r_and_x_only_on_a_saved_search(make_app: MakeApp, data_dir: Path) -> None:
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        inbox = await _inbox(pilot)
+        assert inbox.check_action("rename", ()) is False and inbox.check_action("remove", ()) is False
+        assert inbox.check_action("close", ()) is True
+    _saved(data_dir, ("one", "graph"))
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await drained(pilot)
+        inbox = await _inbox(pilot)
+        assert inbox.check_action("rename", ()) is True and inbox.check_action("remove", ()) is True
+
+
+async def test_the_list_says_it_is_reading_until_the_names_come(make_app: MakeApp) -> None:
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        shown = InboxScreen([], {}, known=False)
+        await pilot.app.push_screen(shown)
+        await pilot.pause()
+        prompt = str(shown.query_one("#inbox-list").get_option_at_index(0).prompt)
+        assert "Reading the saved searches" in prompt
+        shown.fill([], {})
+        assert "w saves" in str(shown.query_one("#inbox-list").get_option_at_index(0).prompt)

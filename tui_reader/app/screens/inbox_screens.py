@@ -115,6 +115,7 @@ class InboxScreen(Screen[str | None]):
         self.known = known
         self.change = change
         self._armed = ""  # the search x must be pressed on again to remove
+        self._renamed: tuple[str, str] = ("", "")  # the last rename asked: the cursor follows it
 
     def compose(self) -> ComposeResult:
         yield Static(Content("Inbox: saved searches").stylize("bold"), id="inbox-title")
@@ -123,7 +124,7 @@ class InboxScreen(Screen[str | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.fill(self.searches, self.counts)
+        self.fill(self.searches, self.counts, known=self.known)
         self.query_one(OptionList).focus()
 
     @property
@@ -131,12 +132,18 @@ class InboxScreen(Screen[str | None]):
         """The list as shown, one line per saved search (tests read it)."""
         return [line_of(s, self.counts.get(folded(s.name))) for s in self.searches]
 
-    def fill(self, searches: Sequence[SavedSearch], counts: dict[str, Count]) -> None:
-        """New counts (or searches): the cursor stays on its search."""
+    def fill(self, searches: Sequence[SavedSearch], counts: dict[str, Count], *, known: bool = True) -> None:
+        """New counts (or searches): the cursor stays on its search (renamed, under its new name;
+        removed, at its place)."""
         listing = self.query_one(OptionList)
-        if listing.highlighted is not None and listing.highlighted < len(self.searches):
-            self.cursor = self.searches[listing.highlighted].name
-        self.searches, self.counts, self.known = list(searches), dict(counts), True
+        place = listing.highlighted
+        if place is not None and place < len(self.searches):
+            self.cursor = self.searches[place].name
+            old, new = self._renamed
+            if old and folded(self.cursor) == folded(old) and _has(searches, new):
+                self.cursor = new
+        self.searches, self.counts, self.known = list(searches), dict(counts), known
+        self.refresh_bindings()
         listing.clear_options()
         if not self.searches:
             empty = "No saved searches yet: w saves the search on show under a name."
@@ -147,8 +154,8 @@ class InboxScreen(Screen[str | None]):
             listing.add_option(
                 Option(Content(line) + Content("\n    ") + Content(s.shown_query).stylize("dim"))
             )
-        at = next((i for i, s in enumerate(self.searches) if folded(s.name) == folded(self.cursor)), 0)
-        listing.highlighted = at
+        at = next((i for i, s in enumerate(self.searches) if folded(s.name) == folded(self.cursor)), None)
+        listing.highlighted = min(place or 0, len(self.searches) - 1) if at is None else at
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -157,6 +164,12 @@ class InboxScreen(Screen[str | None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """r and x only on a saved search (not on the empty list's line)."""
+        if action in ("rename", "remove"):
+            return self.change is not None and bool(self.searches)
+        return True
 
     def _current(self) -> SavedSearch | None:
         at = self.query_one(OptionList).highlighted
@@ -185,13 +198,17 @@ class InboxScreen(Screen[str | None]):
 
         def renamed(new: str | None) -> None:
             if new is not None and new != saved.name:
-                self.cursor = new
+                self.cursor, self._renamed = new, (saved.name, new)
                 change(saved.name, new)
 
         self.app.push_screen(SaveSearchScreen(saved.query, taken, "Rename the search: ", saved.name), renamed)
 
 
 HELP = "Enter opens one (new matches first) · r renames · x removes · Esc goes back"
+
+
+def _has(searches: Sequence[SavedSearch], name: str) -> bool:
+    return any(folded(s.name) == folded(name) for s in searches)
 
 
 def line_of(search: SavedSearch, counted: Count | None) -> str:
