@@ -174,7 +174,7 @@ async def test_20k_papers_browse_while_indexing(make_app: MakeApp, tmp_path: Pat
             await pilot.pause(0.3)
             info = str(screen.query_one("#search-info", Static).visual)
             if screen.searcher is None:  # the build (a few seconds) may have finished meanwhile
-                assert "when the index is ready" in info
+                assert "until the index is ready" in info  # the titles' scan, labelled as such
             else:
                 await app.workers.wait_for_complete()
                 await pilot.pause(0.3)

@@ -41,6 +41,7 @@ class Ask:
     columns: Callable[[], SortColumns]
     order: Callable[[], Order | None]  # the view's order for the searcher, built once per sort
     limit: int = PAGE  # hits wanted: a page, or more as the cursor nears the end
+    wanted: Callable[[], bool] = lambda: True  # someone still waits for this answer (the model says)
 
 
 def answer(ask: Ask) -> ResultsReady:
@@ -60,7 +61,7 @@ def answer(ask: Ask) -> ResultsReady:
         if _cursor_beyond(ask, result):  # keep the cursor on its paper: load down to it
             result = _searched(dataclasses.replace(ask, limit=min(result.total, MAX_RESULTS)))
         rows = [h.row for h in result.hits]
-        if view.kind is Kind.TYPING:
+        if view.kind is Kind.TYPING or result.kind == TITLES:
             rows = _restricted(rows, ask)  # type-ahead's page, as it is: Enter restricts exactly
         order = _order_name(result)
     first = snippets(corpus, list(rows[: ask.visible]), result) if result is not None else {}
@@ -83,18 +84,14 @@ def _searched(ask: Ask) -> SearchResult:
     return searcher.search(view.query, SearchMode.ENTER, ask.limit, sets=ask.sets, order=order, only=only)
 
 
-_newest_scan = [0]  # the newest scan's request number: an older scan stops part way
-
-
 def _scanned(ask: Ask) -> SearchResult:
     """Titles holding the typed words, in collection order: what the list can search while the
     index builds. Marked ``kind="titles"``: never shown as the search's answer."""
     from tui_reader.search import Hit, SearchResult
 
     started = time.perf_counter()
-    _newest_scan[0] = max(_newest_scan[0], ask.number)
     ids, query = ask.corpus.ids, ask.view.query
-    found = scan(ask.corpus.titles, query, ask.limit, lambda: _newest_scan[0] > ask.number)
+    found = scan(ask.corpus.titles, query, ask.limit, lambda: not ask.wanted())  # a newer view: stop
     rows, total = found if found is not None else ([], 0)
     took = (time.perf_counter() - started) * 1000
     result = SearchResult(query, [Hit(r, ids[r], 0.0) for r in rows], total, took_ms=took, kind=TITLES)

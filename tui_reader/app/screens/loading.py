@@ -24,7 +24,7 @@ from tui_reader.app.messages import (
     LoadFailed,
 )
 from tui_reader.app.progress import OverallProgress
-from tui_reader.app.screens.answers import scanned
+from tui_reader.app.screens.answers import TITLES, scanned
 from tui_reader.app.widgets.notices import sentence
 from tui_reader.corpus.columns import title_only
 from tui_reader.corpus.corpus import load_corpus
@@ -34,6 +34,7 @@ from tui_reader.library.userdata import open_user_data
 if TYPE_CHECKING:
     from tui_reader.app.screens.main import MainScreen
     from tui_reader.corpus.corpus import Corpus
+    from tui_reader.search import SearchResult
 
 
 SHOWN_WARNINGS = 3  # problems with files shown one a notice; the rest are counted
@@ -165,7 +166,15 @@ class Loader:
         screen = self.screen
         screen.index_state = clean_label(event.state)
         if screen.search_bar.value.strip() and screen.searcher is None:
-            screen.search_bar.info(f"Search starts when the index is ready ({screen.index_state}).")
+            result = screen.model.top.result
+            held = (
+                f"{result.total:,} titles hold these words: titles only"
+                if result and result.kind == TITLES
+                else ""
+            )
+            screen.search_bar.info(
+                f"{held or 'Search starts'} until the index is ready ({screen.index_state})."
+            )
 
     def ready(self, event: IndexReady) -> None:
         screen = self.screen
@@ -197,3 +206,10 @@ class Loader:
         screen.index_state = "rebuilding"
         screen.model.request(screen.model.top)  # the top view waits for the rebuilt index
         self.prepare_index(screen.corpus, rebuild=True)
+
+
+def _waiting(result: SearchResult | None) -> str:
+    """What the search bar says while the index builds: the titles' scan on show, if it is."""
+    if result is not None and result.kind == TITLES:
+        return f"{result.total:,} titles hold these words: titles only"
+    return "Search starts"

@@ -198,8 +198,12 @@ class SearchFlow:
         return Ask(
             number, entry.view, corpus, screen.searcher, screen.search_sets, screen.visible_results(),
             marks, screen.read, partial(self.columns, corpus),
-            partial(self.order, corpus, entry.view.sort), limit,
+            partial(self.order, corpus, entry.view.sort), limit, partial(self._wanted, number),
         )  # fmt: skip
+
+    def _wanted(self, number: int) -> bool:
+        """Read from the worker: whether an entry still waits for answer ``number``."""
+        return self.model.waiting_for(number) is not None
 
     def _work(self, ask: Ask, more: bool = False) -> None:
         try:
