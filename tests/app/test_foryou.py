@@ -8,9 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import recommend_fixture as fx
-from pilot_helpers import drained, ready
+from pilot_helpers import drained, notices, ready
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
+from textual.widgets._toast import Toast
 
 from tui_reader.app.app import ReaderApp
 from tui_reader.app.screens.foryou import ForYouScreen, TagChoice
@@ -152,3 +153,58 @@ async def test_x_twice_quickly_keeps_both_marks(
         assert sorted(saved["tags"]["why"]) == sorted([first, second])
         assert not {first, second} & {p.id for p in screen.picks}
         assert "2 not interested" in summary(screen)
+
+
+async def test_a_corrupt_not_interested_file_is_set_aside_and_said(
+    make_app: MakeApp, tmp_path: Path, bookmarks_path: Path, data_dir: Path
+) -> None:
+    path = fx.write(tmp_path / "files")
+    tag(bookmarks_path, by_topic(path)["speech"][:3], "asr")
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / "not-interested.json").write_text("{not json")
+    async with make_app(path).run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = await for_you(pilot, 1)
+        assert screen.picks
+        said = [n for n in notices(pilot.app) if "not-interested.json was corrupt" in n]
+        assert len(said) == 1 and "kept as not-interested.json.corrupt-" in said[0]
+    assert [p.name for p in data_dir.glob("not-interested.json.corrupt-*")]
+
+
+async def test_a_tag_with_markup_is_text_in_every_notice(
+    make_app: MakeApp, tmp_path: Path, bookmarks_path: Path
+) -> None:
+    path = fx.write(tmp_path / "files")
+    tag(bookmarks_path, by_topic(path)["protein"][:3], "[/bold]x[red]")
+    async with make_app(path).run_test(size=(120, 40), notifications=True) as pilot:
+        await ready(pilot)
+        screen = await for_you(pilot, 1)
+        await pilot.press("x")  # something to reset
+        await drained(pilot)
+        await pilot.press("R")
+        await drained(pilot)
+        await pilot.pause(0.2)
+        toasts = [str(t.render()) for t in pilot.app.screen.query(Toast)]
+        assert any('the tag "[/bold]x[red]": retraining' in t for t in toasts), toasts
+        assert screen.picks
+
+
+async def test_x_and_r_only_where_they_can_run(
+    make_app: MakeApp, tmp_path: Path, bookmarks_path: Path
+) -> None:
+    path = fx.write(tmp_path / "files")
+    tag(bookmarks_path, by_topic(path)["bandit"][:2], "few")
+    tag(bookmarks_path, by_topic(path)["robot"][:3], "robots")
+    async with make_app(path).run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = await for_you(pilot, 1)  # "few": nothing ranked, nothing to mark
+        assert screen.check_action("not_interested", ()) is False
+        assert screen.check_action("reset", ()) is False
+        await pilot.press("escape")
+        screen = await for_you(pilot, 2)  # "robots"
+        assert screen.check_action("not_interested", ()) is True
+        assert screen.check_action("reset", ()) is False  # no not-interested paper yet
+        await pilot.press("x")
+        assert screen.check_action("reset", ()) is True
+        await drained(pilot)
+        assert screen.check_action("reset", ()) is True

@@ -105,6 +105,7 @@ class Ranked(Message, bubble=False):
     request: int
     got: Recommendations | None
     problem: str = ""
+    warnings: tuple[str, ...] = ()  # the not-interested file's (set aside when corrupt, ...)
 
 
 @dataclass
@@ -159,6 +160,7 @@ class ForYouScreen(Screen[int | None]):
         # all, so none is lost when a newer run replaces an older one before it wrote
         self.dropped: set[str] = set()
         self.resetting = False
+        self.warned: set[str] = set()  # warnings shown once
 
     def compose(self) -> ComposeResult:
         yield Static(Content(""), id="foryou-summary")
@@ -206,8 +208,9 @@ class ForYouScreen(Screen[int | None]):
                 self.negatives.add(self.tag, pid)
             negatives = self.negatives.ids(self.tag)
         except ReadOnlyStore as exc:
-            self.post_message(Ranked(request, None, str(exc)))
+            self.post_message(Ranked(request, None, str(exc), tuple(self.negatives.warnings)))
             return
+        warnings = tuple(self.negatives.warnings)
 
         def step(done: int, total: int, phase: str) -> None:
             self.post_message(Step(request, progress_text(done, total, phase)))
@@ -226,7 +229,7 @@ class ForYouScreen(Screen[int | None]):
         except Exception as exc:  # the index failing: said, never a crash of the reader
             self.post_message(Ranked(request, None, f"Could not rank: {exc}"))
             return
-        self.post_message(Ranked(request, got))
+        self.post_message(Ranked(request, got, warnings=warnings))
 
     @on(Step)
     def _step(self, event: Step) -> None:
@@ -235,6 +238,10 @@ class ForYouScreen(Screen[int | None]):
 
     @on(Ranked)
     def _ranked(self, event: Ranked) -> None:
+        for warning in event.warnings:
+            if warning not in self.warned:
+                self.warned.add(warning)
+                self.notify(clean_label(warning), severity="warning", timeout=8, markup=False)
         if event.request != self.request:
             return  # an older ranking: a newer one is on its way
         if event.got is None:
@@ -262,6 +269,7 @@ class ForYouScreen(Screen[int | None]):
         self.papers.set_rows(rows, snippets=True, keep=keep)
         self.papers.set_snippets({p.row: because_line(p) for p in picks})
         self._show_detail()
+        self.refresh_bindings()
 
     def _summary(self) -> None:
         got = self.got
@@ -317,6 +325,14 @@ class ForYouScreen(Screen[int | None]):
         return self.picks[at] if 0 <= at < len(self.picks) else None
 
     # -- keys -----------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """x on a paper only; R when the tag has not-interested papers to forget."""
+        if action == "not_interested":
+            return self.current is not None
+        if action == "reset":
+            return bool(self.dropped) or (self.got is not None and self.got.negatives > 0)
+        return True
+
     def action_close(self) -> None:
         self.request += 1  # a ranking on its way is dropped
         self.dismiss(None)
@@ -335,7 +351,9 @@ class ForYouScreen(Screen[int | None]):
         self.dropped.clear()
         self.resetting = True
         self.train()
-        self.notify(f"Cleared the not-interested papers of {label(self.tag)}: retraining.", timeout=3)
+        self.notify(
+            f"Cleared the not-interested papers of {label(self.tag)}: retraining.", timeout=3, markup=False
+        )
 
 
 def progress_text(done: int, total: int, phase: str) -> str:
