@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from pilot_helpers import drained, ready, settle, status_text
+from pilot_helpers import detail_text, drained, ready, settle, status_text
 from textual.widgets import Static
 
 from tui_reader import paths
@@ -68,3 +68,5 @@ async def test_titles_are_searched_until_the_index_is_ready_then_the_search_runs
         index.close()
         assert f"{whole.total} match" in info_text(app) and "titles" not in info_text(app)
         assert list(screen.papers.rows)[:20] == [h.row for h in whole.hits[:20]]
+        first = screen.corpus.titles[whole.hits[0].row]
+        assert screen.papers.cursor == 0 and first in detail_text(app)  # not the scan's paper

@@ -185,8 +185,10 @@ class Loader:
         screen.refresh_bindings()
         screen.facets.index_ready()
         top = screen.model.top
+        if scanned(top.result, screen.searcher):  # the scan gives way to the search, from its top
+            top.view = top.view.replace(cursor="", scroll=0)
         if (top.waiting or scanned(top.result, screen.searcher)) and top.view.query:
-            screen.searching.ask(top)  # a titles' scan gives way to the search
+            screen.searching.ask(top)
 
     def damaged(self, event: IndexDamagedFound) -> None:
         """Whoosh failed reading its own files: rebuild, then run the search that found out."""
