@@ -104,3 +104,20 @@ def test_fewer_than_three_papers_says_what_it_needs(topics: tuple[Path, dict[str
     done = run_cli("recommend", "--tag", "robots", str(path), "--json", cwd=path.parent)
     assert done.returncode == 1 and json.loads(done.stdout)["hits"] == []
     assert "at least 3" in json.loads(done.stdout)["notice"]
+
+
+@pytest.mark.parametrize("action", [(), ("--reset",), ("--not-interested", "FIRST")])
+def test_a_corrupt_not_interested_file_is_said_and_kept_aside(
+    topics: tuple[Path, dict[str, list[str]]], action: tuple[str, ...]
+) -> None:
+    path, by_topic = topics
+    tag(by_topic["robot"][:3], "bots")
+    store = paths.not_interested_file()
+    store.parent.mkdir(parents=True, exist_ok=True)
+    store.write_text("garbage{")
+    args = tuple(by_topic["graph"][0] if a == "FIRST" else a for a in action)
+    done = run_cli("recommend", "--tag", "bots", *args, str(path), cwd=path.parent)
+    assert done.returncode == 0, done.stderr
+    assert "not-interested.json was corrupt" in done.stderr
+    assert "kept as not-interested.json.corrupt-" in done.stderr
+    assert [p.read_text() for p in store.parent.glob("not-interested.json.corrupt-*")] == ["garbage{"]

@@ -75,6 +75,7 @@ def label(tag: str | None) -> str:
 def run(args: argparse.Namespace, corpus: Corpus, open_searcher: OpenSearcher, resolve: Resolve) -> int:
     store = BookmarkStore(args.bookmarks or paths.bookmarks_file())
     negatives = NotInterested(paths.not_interested_file())
+    unwanted = negatives.ids(args.tag)  # read first: a corrupt file set aside is said below
     for warning in [*store.warnings, *negatives.warnings]:
         print(f"tui-reader: warning: {clean_label(warning)}", file=sys.stderr)
     if args.reset:
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace, corpus: Corpus, open_searcher: OpenSearcher, r
         print(f"{pid}: not interested for {label(args.tag)} ({len(now)} in all); it is not recommended again")
         return 0
     positives = store.ids_with_tag(args.tag) if args.tag else store.ids()
-    got = _ranked(corpus, open_searcher, positives, negatives.ids(args.tag), args.limit, args.json)
+    got = _ranked(corpus, open_searcher, positives, unwanted, args.limit, args.json)
     return _write(args, corpus, store, got)
 
 
