@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 from pilot_helpers import drained, notices, ready, shown_titles, status_text
-from textual.widgets import Input, TextArea
+from textual.widgets import Button, Input, TextArea
 
 import tui_reader.app.screens.related as related_screen
 from tui_reader.app.app import ReaderApp
 from tui_reader.app.model import Kind
-from tui_reader.app.screens.related import CITED, DraftScreen
+from tui_reader.app.screens.related import CITED, DraftScreen, cited_snippet
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "related"
 CITED_TITLES = {
@@ -138,3 +138,62 @@ async def test_a_hostile_draft_is_one_notice_and_no_view(make_app: MakeApp, fold
         assert said and "not a text file" in said[-1] and "\n" not in said[-1]
         await ask(pilot, str(folder / "missing.tex"))
         assert "no such file" in notices(app)[-1] and screen.model.depth == 1
+
+
+def drawn_cited(screen) -> set[str]:  # type: ignore[no-untyped-def]
+    """Titles whose snippet line, as the list draws it, shows the cited mark."""
+    papers, corpus = screen.papers, screen.corpus
+    lines = [papers.render_line(y).text for y in range(papers.scrollable_content_region.height)]
+    top = int(papers.scroll_y) // 2
+    return {
+        corpus.titles[papers.rows[top + n // 2]]
+        for n, line in enumerate(lines)
+        if n % 2 and top + n // 2 < len(papers.rows) and CITED.split(" ·")[0] in line
+    }
+
+
+async def test_the_cited_mark_is_drawn_even_when_the_match_is_far_in(make_app: MakeApp, folder: Path) -> None:
+    """The list starts a snippet line near its first match: the mark must not be cut off."""
+    app = make_app(folder / "collection.bib")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        await ask(pilot, str(folder / "draft.tex"))
+        await pilot.pause()
+        assert drawn_cited(screen) == CITED_TITLES
+
+
+def test_cited_snippet_keeps_the_mark_first_and_the_match_near() -> None:
+    text = "word " * 20 + "diffusion models"
+    spans = [(100, 109)]
+    shown, marks = cited_snippet(text, spans)
+    assert shown.startswith(CITED + "…") and marks[0] == (0, len("✓ cited"))
+    a, b = marks[1]
+    assert shown[a:b] == "diffusion" and a < 30
+    assert cited_snippet("diffusion", [(0, 9)]) == (CITED + "diffusion", [(0, 7), (10, 19)])
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_draft_modal_fits_the_terminal(
+    make_app: MakeApp, folder: Path, size: tuple[int, int]
+) -> None:
+    app = make_app(folder / "collection.bib")
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await pilot.press("M")
+        await pilot.pause()
+        modal = pilot.app.screen
+        assert isinstance(modal, DraftScreen)
+        for button in modal.query(Button):
+            assert button.region.bottom <= size[1] and button.region.height > 0
+
+
+async def test_m_needs_the_index(make_app: MakeApp, folder: Path) -> None:
+    app = make_app(folder / "collection.bib")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await ready(pilot)
+        assert screen.check_action("related_draft", ()) is True
+        searcher, screen.searcher = screen.searcher, None  # as before the index is ready
+        try:
+            assert screen.check_action("related_draft", ()) is None
+        finally:
+            screen.searcher = searcher

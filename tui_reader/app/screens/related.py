@@ -67,7 +67,12 @@ class DraftScreen(ModalScreen[DraftAsked | None]):
     DraftScreen .draft-label { margin-top: 1; }
     DraftScreen Horizontal { height: auto; margin-top: 1; }
     DraftScreen Button { margin-right: 2; min-width: 12; }
+    DraftScreen.-short #draft-title { margin-bottom: 0; }
+    DraftScreen.-short .draft-label { margin-top: 0; }
+    DraftScreen.-short TextArea { height: 4; }
+    DraftScreen.-short Horizontal { margin-top: 0; }
     """
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]  # 24 rows: the buttons stay on screen
 
     def __init__(self, path: str = "") -> None:
         super().__init__()
@@ -219,14 +224,25 @@ class Related:
         out: dict[int, Snippet] = {}
         for row in rows:
             text, spans = snippet(corpus.abstract(row), result.terms)
-            if row in marked:
-                shift = len(CITED)
-                text, spans = CITED + text, [(a + shift, b + shift) for a, b in spans]
-            out[row] = (text, spans)
+            out[row] = cited_snippet(text, spans) if row in marked else (text, spans)
         return out
 
     def can_run(self, action: str, otherwise: bool | None) -> bool | None:
-        """check_action: the orders and restrictions are off on a related view."""
+        """check_action: the orders and restrictions are off on a related view; M needs the index."""
         if action in OFF and self.screen.model.view.kind is Kind.RELATED:
             return None
+        if action == "related_draft" and (self.screen.searcher is None or self.screen.corpus is None):
+            return None  # as s: shown greyed, never run
         return otherwise
+
+
+def cited_snippet(text: str, spans: list[tuple[int, int]]) -> Snippet:
+    """A cited paper's snippet line: the mark first, marked as a match (the list starts a line
+    at its first match, which would hide a mark before it), then the text from a little before
+    its first match."""
+    first = spans[0][0] if spans else 0
+    cut = text.rfind(" ", 0, first - 10) + 1 if first > 12 else 0
+    lead = CITED + ("…" if cut else "")
+    shift = len(lead) - cut
+    mark = (0, len(CITED.split(" ·")[0]))
+    return lead + text[cut:], [mark, *((a + shift, b + shift) for a, b in spans if a >= cut)]
