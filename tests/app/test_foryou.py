@@ -208,3 +208,17 @@ async def test_x_and_r_only_where_they_can_run(
         assert screen.check_action("reset", ()) is True
         await drained(pilot)
         assert screen.check_action("reset", ()) is True
+
+
+async def test_f_needs_the_collection_and_its_index(make_app: MakeApp) -> None:
+    from tui_reader.app.screens.foryou import can_run
+
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        main = await ready(pilot)
+        assert can_run(main, "for_you", True) is True
+        searcher, main.searcher = main.searcher, None  # as before the index is ready
+        try:
+            assert can_run(main, "for_you", True) is None
+            assert can_run(main, "inbox", True) is True
+        finally:
+            main.searcher = searcher

@@ -260,3 +260,17 @@ async def test_the_list_says_it_is_reading_until_the_names_come(make_app: MakeAp
         assert "Reading the saved searches" in prompt
         shown.fill([], {})
         assert "w saves" in str(shown.query_one("#inbox-list").get_option_at_index(0).prompt)
+
+
+async def test_w_only_with_a_search_to_save(make_app: MakeApp) -> None:
+    """The inbox's gate for w (MainScreen.check_action is to chain it: see inbox.Inbox.can_run)."""
+    async with make_app().run_test(size=(80, 24)) as pilot:
+        main = await ready(pilot)
+        assert main.inbox.can_run("save_search", True) is None  # the collection, nothing typed
+        assert main.inbox.can_run("inbox", True) is True
+        main.search_for("graph")
+        await settle(pilot)
+        assert main.inbox.can_run("save_search", True) is True
+        await pilot.press("s")  # similar papers: no query to save
+        await drained(pilot)
+        assert main.inbox.can_run("save_search", True) is None

@@ -49,6 +49,13 @@ def label(tag: str | None) -> str:
     return f'the tag "{tag}"' if tag else "your bookmarks"
 
 
+def can_run(screen: MainScreen, action: str, otherwise: bool | None) -> bool | None:
+    """check_action: ``F`` once the bookmarks, the collection and its index are there."""
+    if action == "for_you" and (screen.store is None or screen.corpus is None or screen.searcher is None):
+        return None
+    return otherwise
+
+
 def open_for_you(screen: MainScreen) -> None:
     """``F``: which tag, then the For-you screen; Enter there goes to the paper here."""
     store, corpus, searcher = screen.store, screen.corpus, screen.searcher

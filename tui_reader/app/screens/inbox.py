@@ -59,11 +59,24 @@ class Inbox:
         screen.watch(screen, "result", self._list_marks, init=False)  # every view put on screen
 
     # -- keys -------------------------------------------------------------------------------------
+    def query_to_save(self) -> str:
+        """The query ``w`` would save: the view's (or the one typed); "" on a view of no query."""
+        screen = self.screen
+        view = screen.model.view
+        if view.kind in (Kind.SIMILAR, Kind.RELATED):
+            return ""  # a paper's or a draft's likeness: no query to save
+        return view.query.strip() or screen.search_bar.value.strip()
+
+    def can_run(self, action: str, otherwise: bool | None) -> bool | None:
+        """check_action: ``w`` only with a search to save."""
+        if action == "save_search" and not self.query_to_save():
+            return None
+        return otherwise
+
     def save(self) -> None:
         """``w``: save the query on show (or typed) under a name the user gives."""
         screen = self.screen
-        view = screen.model.view
-        query = "" if view.kind is Kind.SIMILAR else (view.query.strip() or screen.search_bar.value.strip())
+        query = self.query_to_save()
         if not query:
             screen.notify("Nothing to save: search first, then w saves the search.", severity="warning")
             return
