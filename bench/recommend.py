@@ -16,7 +16,7 @@ from pathlib import Path
 from bench.report import Budget, Row, Summary
 from tui_reader.corpus.corpus import load_corpus
 from tui_reader.search import Searcher, SearchIndex, SearchMode
-from tui_reader.search.recommend import recommend
+from tui_reader.search import recommendations as recommend
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "paperlists-87k.jsonl.gz"
 TAGS = (("diffusion guidance", 10), ("graph neural network", 30), ("reinforcement learning exploration", 100))
