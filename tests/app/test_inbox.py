@@ -274,3 +274,30 @@ async def test_w_only_with_a_search_to_save(make_app: MakeApp) -> None:
         await pilot.press("s")  # similar papers: no query to save
         await drained(pilot)
         assert main.inbox.can_run("save_search", True) is None
+
+
+async def test_a_count_begun_before_a_visit_is_asked_again(
+    tmp_path: Path, make_app: MakeApp, data_dir: Path
+) -> None:
+    """A count still running when a search is opened read the search unvisited: its "new" would
+    come back on the status line, so another count follows it."""
+    papers = tmp_path / "papers.jsonl"
+    _write(papers, FIRST)
+    _saved(data_dir, ("diffusion", "diffusion"))
+    async with make_app(papers).run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await drained(pilot)
+    _write(papers, LATER, "a")
+    async with make_app(papers).run_test(size=(120, 40)) as pilot:
+        main = await ready(pilot)
+        await drained(pilot)
+        assert "inbox: 2 new" in status_text(main)
+        await _inbox(pilot)
+        main.inbox._counting = True  # as if a count (of the store before the visit) were running
+        await pilot.press("enter")
+        await drained(pilot)
+        assert main.inbox._again  # it is asked again when that one ends
+        main.inbox._counting, main.inbox._again = False, False
+        main.inbox.recount()
+        await drained(pilot)
+        assert "inbox:" not in status_text(main)

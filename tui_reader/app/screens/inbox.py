@@ -254,6 +254,7 @@ class Inbox:
         result = answer_new_first(result, shown, counted, saved)
         self._visit(saved, corpus, timeline)
         self._call(self._visited, entry, saved, counted)
+        self._call(self.recount)  # a count begun before the visit was written would say new again
         first = snippets(corpus, shown[:visible], result)
         self.screen.post_message(ResultsReady(number, result, shown, result.order, first))
 
