@@ -106,3 +106,9 @@ def test_a_draft_or_bib_that_is_not_there(folder: Path) -> None:
     )
     result = run_cli("related", "draft.tex", "--limit", "0", cwd=folder)
     assert result.returncode == 2 and "must be at least 1" in result.stderr
+
+
+def test_one_paper_is_one_paper(folder: Path) -> None:
+    result = run_cli("related", "draft.tex", "collection.bib", "--limit", "1", cwd=folder)
+    ok(result)
+    assert result.stdout.startswith("1 paper related to draft.tex (")

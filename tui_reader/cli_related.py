@@ -82,8 +82,9 @@ def run(args: argparse.Namespace, corpus: Corpus, open_searcher: OpenSearcher) -
     if args.json:
         write_search_json(f"related: {draft.name}", result, hits)
         return 0
+    listed = len(result.hits)
     print(
-        f"{len(result.hits)} papers related to {clean_label(draft.name)} "
+        f"{listed} paper{'' if listed == 1 else 's'} related to {clean_label(draft.name)} "
         f"({draft.words:,} words; {result.took_ms:.0f} ms)"
     )
     print(f"cited: {sum(marks)} of these · {clean_label(cited.summary)}")
