@@ -11,8 +11,9 @@ from tui_reader.corpus.columns import title_only
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.corpus.formats import make_paper
 from tui_reader.corpus.formats.common import key
+from tui_reader.corpus.outcomes import encode as _encode
 from tui_reader.corpus.paper import Paper, paper_id
-from tui_reader.corpus.parse_cache import FileData, _encode
+from tui_reader.corpus.parse_cache import FileData
 from tui_reader.corpus.rows import Rows
 from tui_reader.corpus.text import normalise
 

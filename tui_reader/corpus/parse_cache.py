@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import pickle
 import secrets
@@ -25,9 +24,7 @@ from tui_reader import paths
 from tui_reader.atomic import atomic_write_bytes, open_regular, remove_leftovers
 from tui_reader.corpus.formats import (
     LOADER_VERSION,
-    MalformedRecord,
     Record,
-    build,
     file_signature,
     is_jsonl,
     read_text,
@@ -37,6 +34,7 @@ from tui_reader.corpus.formats import (
     stream_jsonl,
 )
 from tui_reader.corpus.formats.common import counted
+from tui_reader.corpus.outcomes import outcomes, workers
 from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.rows import CacheWriteError, Row, Rows, RowSink, reason
 
@@ -47,27 +45,6 @@ OnRows = Callable[["FileData"], None]
 
 STREAM_ROWS = 256  # rows parsed between looks at the clock, while on_rows wants batches
 STREAM_SECONDS = 0.25  # the least time between two calls of on_rows
-
-
-def _encode(paper: Paper) -> bytes:
-    row: list[object] = [
-        paper.id,
-        paper.title,
-        paper.abstract,
-        paper.authors,
-        paper.venue,
-        paper.year,
-        paper.url,
-        paper.title_generated,
-    ]
-    extra = paper.extra()
-    if extra:
-        row.append(extra)
-    return json.dumps(
-        row,
-        ensure_ascii=False,
-        separators=(",", ":"),
-    ).encode("utf-8", "surrogatepass")
 
 
 @dataclass(slots=True)
@@ -268,30 +245,24 @@ def _parse(path: Path, previous: FileData | None, sink: RowSink, on_rows: OnRows
     malformed: list[str] = []  # JSON lines that are not JSON objects, by line
     look_at = STREAM_ROWS  # rows parsed when the clock is next read
     told = -STREAM_SECONDS  # when on_rows was last called
-    for n, (key, payload) in enumerate(stream, 1):
-        j = reuse.get(key)
-        if j is not None and previous is not None:
+    procs = workers(path) if is_jsonl(path) else 1
+    for key, (kind, *what) in outcomes(path, stream, reuse, procs):
+        if kind == "reuse" and previous is not None:
+            j = int(what[0])  # type: ignore[call-overload]
             sink.add(previous.rows.raw(j))
             data.ids.append(previous.ids[j])
             data.titles.append(previous.titles[j])
             data.generated.append(previous.generated[j])
+        elif kind == "row":
+            blob, pid, title, generated = what
+            sink.add(blob)  # type: ignore[arg-type]
+            data.ids.append(pid)  # type: ignore[arg-type]
+            data.titles.append(title)  # type: ignore[arg-type]
+            data.generated.append(generated)  # type: ignore[arg-type]
         else:
-            try:
-                paper = build(path, payload)
-                blob = _encode(paper) if paper is not None else b""
-            except MalformedRecord as exc:
-                malformed.append(exc.where)
-                continue
-            except Exception as exc:  # one bad record (nested too deeply, ...) never stops the file
-                failed.append(_failure(n, payload, exc))
-                continue
-            if paper is None:
-                skipped += 1
-                continue
-            sink.add(blob)
-            data.ids.append(paper.id)
-            data.titles.append(paper.title)
-            data.generated.append(paper.title_generated)
+            skipped += kind == "skipped"
+            (malformed if kind == "malformed" else failed).extend(str(w) for w in what)
+            continue
         keys.append(key)
         if on_rows is not None and len(keys) >= look_at:
             look_at = len(keys) + STREAM_ROWS
@@ -315,14 +286,6 @@ def _parse(path: Path, previous: FileData | None, sink: RowSink, on_rows: OnRows
     data.rows = sink.finish()  # the same Rows as all along, every row written
     data.keys = b"".join(keys)
     return data
-
-
-def _failure(n: int, payload: object, exc: Exception) -> str:
-    where = (
-        f"line {payload[0]}" if isinstance(payload, tuple) and isinstance(payload[0], int) else f"record {n}"
-    )
-    why = "nested too deeply" if isinstance(exc, RecursionError) else exc.__class__.__name__
-    return f"{where}: {why}"
 
 
 def _store(data: FileData, meta_path: Path, signature: tuple[int, int], old: Meta | None) -> None:

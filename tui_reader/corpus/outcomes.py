@@ -1,0 +1,152 @@
+"""What each record of a file comes to (a row, skipped, malformed, failed), in the file's order,
+worked out in worker processes for a large JSON Lines file.
+
+Normalising a record (text, LaTeX, names, identity) is ~0.1-0.3 ms of Python, so the arXiv
+snapshot's 2.7M records are minutes on one core. A file past PARALLEL_BYTES is read and split by
+the loading process, its records normalised in batches by ``workers()`` processes (spawned: the
+reader has threads), and the answers consumed in the file's order, so the rows, ids, warnings and
+streaming to the list are exactly what one process gives (``tests/corpus/test_outcomes.py``). A
+worker that dies leaves its batches to the loading process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tui_reader.corpus.formats import MalformedRecord, Record, build
+from tui_reader.corpus.paper import Paper
+
+PARALLEL_BYTES = 32 * 2**20  # a JSON Lines file this large (on disk) is normalised by workers
+BATCH = 2_000  # records a worker normalises at a time
+FIRST = 500  # the first batch, normalised here: rows on screen before any worker has started
+WORKERS_ENV = "TUI_READER_PARSE_WORKERS"  # 0 or 1: one process (tests, measuring)
+
+# (kind, ...): ("row", blob, id, title, generated) | ("reuse", j) | ("malformed", where)
+# | ("failed", what) | ("skipped",)
+Outcome = tuple[object, ...]
+Keyed = Iterator[tuple[bytes, Outcome]]
+
+
+def encode(paper: Paper) -> bytes:
+    """A paper as the parse cache keeps it: one JSON row."""
+    row: list[object] = [
+        paper.id,
+        paper.title,
+        paper.abstract,
+        paper.authors,
+        paper.venue,
+        paper.year,
+        paper.url,
+        paper.title_generated,
+    ]
+    extra = paper.extra()
+    if extra:
+        row.append(extra)
+    return json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+
+
+def failure(n: int, payload: object, exc: Exception) -> str:
+    where = (
+        f"line {payload[0]}" if isinstance(payload, tuple) and isinstance(payload[0], int) else f"record {n}"
+    )
+    why = "nested too deeply" if isinstance(exc, RecursionError) else exc.__class__.__name__
+    return f"{where}: {why}"
+
+
+def outcome(path: Path, n: int, payload: object) -> Outcome:
+    """Record ``n`` (from 1) of ``path``: one bad record never stops the file."""
+    try:
+        paper = build(path, payload)
+        if paper is None:
+            return ("skipped",)
+        return ("row", encode(paper), paper.id, paper.title, paper.title_generated)
+    except MalformedRecord as exc:
+        return ("malformed", exc.where)
+    except Exception as exc:  # nested too deeply, ...
+        return ("failed", failure(n, payload, exc))
+
+
+def _batch(path: Path, items: list[tuple[int, object]]) -> list[Outcome]:
+    return [outcome(path, n, payload) for n, payload in items]
+
+
+def workers(path: Path) -> int:
+    """Processes to normalise ``path`` with (1: this one)."""
+    given = os.environ.get(WORKERS_ENV, "").strip()
+    if given.isdigit():
+        return max(1, int(given))
+    try:
+        large = path.stat().st_size >= PARALLEL_BYTES
+    except OSError:
+        large = False
+    return min(os.cpu_count() or 1, 4) if large else 1
+
+
+Stream = Iterable[Record]
+
+
+@dataclass(slots=True)
+class _Batch:
+    keys: list[bytes] = field(default_factory=list)
+    reused: list[int | None] = field(default_factory=list)  # the earlier row of each, or None
+    items: list[tuple[int, object]] = field(default_factory=list)  # (record number, payload) to build
+    future: Future[list[Outcome]] | None = None  # None: built by this process when its turn comes
+
+
+def outcomes(path: Path, stream: Stream, reuse: dict[bytes, int], procs: int) -> Keyed:
+    """(key, outcome) for each record of ``stream``, in order; a record whose raw bytes an earlier
+    parse saw is ("reuse", its row then)."""
+    if procs <= 1:
+        for n, (key, payload) in enumerate(stream, 1):
+            j = reuse.get(key)
+            yield key, (("reuse", j) if j is not None else outcome(path, n, payload))
+        return
+    yield from _parallel(path, stream, reuse, procs)
+
+
+def _parallel(path: Path, stream: Stream, reuse: dict[bytes, int], procs: int) -> Keyed:
+    pending: deque[_Batch] = deque()
+    with ProcessPoolExecutor(max_workers=procs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for number, batch in enumerate(_batches(stream, reuse)):
+            if number and batch.items:  # the first rows come from this process while workers start
+                with contextlib.suppress(BrokenProcessPool):  # a dead pool: this process builds it
+                    batch.future = pool.submit(_batch, path, batch.items)
+            pending.append(batch)
+            while len(pending) > 2 * procs:
+                yield from _drain(path, pending.popleft())
+        while pending:
+            yield from _drain(path, pending.popleft())
+
+
+def _drain(path: Path, batch: _Batch) -> Keyed:
+    try:
+        built = batch.future.result() if batch.future is not None else _batch(path, batch.items)
+    except BrokenProcessPool:  # a worker died: this process does the batch
+        built = _batch(path, batch.items)
+    fresh = iter(built)
+    for key, j in zip(batch.keys, batch.reused, strict=True):
+        yield key, (("reuse", j) if j is not None else next(fresh))
+
+
+def _batches(stream: Stream, reuse: dict[bytes, int]) -> Iterator[_Batch]:
+    batch = _Batch()
+    for n, (key, payload) in enumerate(stream, 1):
+        j = reuse.get(key)
+        batch.keys.append(key)
+        batch.reused.append(j)
+        if j is None:
+            batch.items.append((n, payload))
+        if len(batch.keys) >= (BATCH if n > FIRST else FIRST):
+            yield batch
+            batch = _Batch()
+    if batch.keys:
+        yield batch
