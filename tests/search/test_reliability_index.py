@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tui_reader.atomic import file_lock
-from tui_reader.corpus import parse_cache
+from tui_reader.corpus import outcomes, parse_cache
 from tui_reader.corpus.corpus import load_corpus
 from tui_reader.corpus.formats import file_signature
 from tui_reader.search.index import leftovers
@@ -96,7 +96,7 @@ def test_a_file_rewritten_while_it_is_parsed_is_read_again(
     folder.mkdir()
     export = folder / "zotero.txt"
     rewrite(export, seed_text(OLD))
-    real_build = parse_cache.build
+    real_build = outcomes.build
     calls = [0]
 
     def build_then_rewrite(path: Path, payload: object) -> object:  # mid-parse, in the real path
@@ -105,9 +105,9 @@ def test_a_file_rewritten_while_it_is_parsed_is_read_again(
             rewrite(export, seed_text(OLD + NEW))
         return real_build(path, payload)
 
-    monkeypatch.setattr(parse_cache, "build", build_then_rewrite)
+    monkeypatch.setattr(outcomes, "build", build_then_rewrite)  # one process: a .txt file
     corpus = load_corpus([folder])
-    monkeypatch.setattr(parse_cache, "build", real_build)
+    monkeypatch.setattr(outcomes, "build", real_build)
     assert len(corpus) == len(OLD) + len(NEW)
     assert corpus.files[0].signature == file_signature(export)
     index = SearchIndex(corpus)

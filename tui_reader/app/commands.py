@@ -123,6 +123,7 @@ COMMANDS: tuple[Command, ...] = (
         "Not interested: never recommend the paper for that tag, and retrain; R forgets the tag's"
         " not-interested papers",
     ),
+    _doc("`r` `x` (inbox)", "Rename the highlighted saved search; x twice removes it"),
     Command(
         "save_search",
         "w",

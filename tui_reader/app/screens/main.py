@@ -26,6 +26,7 @@ from tui_reader.app.model import Entry, ReaderModel, Restriction, Sort
 from tui_reader.app.screens.annotating import Annotator
 from tui_reader.app.screens.exporting import Exporter
 from tui_reader.app.screens.faceting import Facets
+from tui_reader.app.screens.foryou import can_run as for_you_can_run
 from tui_reader.app.screens.inbox import Inbox
 from tui_reader.app.screens.loading import Loader
 from tui_reader.app.screens.reading import ReadTracker
@@ -350,7 +351,8 @@ class MainScreen(Screen[None]):
     # -- actions (commands.py names them; each is one collaborator's) ---------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide what cannot run now from the footer and the palette."""
-        return self.related.can_run(action, self.projection.can_run(action))
+        allowed = self.inbox.can_run(action, self.projection.can_run(action))
+        return self.related.can_run(action, for_you_can_run(self, action, allowed))
 
     def action_focus_search(self) -> None:
         self.search_bar.input.focus()
