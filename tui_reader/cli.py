@@ -37,6 +37,7 @@ from tui_reader.cli_saved import add_parser as add_saved_parser
 from tui_reader.cli_saved import run_inbox, run_saved
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.corpus.formats import CorpusError
+from tui_reader.corpus.outcomes import prepare as prepare_parse_workers
 from tui_reader.corpus.text import clean_label
 from tui_reader.errors import CacheUnusable, IndexBusy, IndexDamaged
 from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
@@ -309,6 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tui_reader.app.app import ReaderApp
 
         app = ReaderApp(args.paths, bookmarks_path=args.bookmarks)
+        prepare_parse_workers()  # before Textual takes stderr
         app.run()
         return app.return_code or 0
     except OutputError as exc:

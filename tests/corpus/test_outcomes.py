@@ -94,3 +94,20 @@ def test_only_a_large_file_is_given_workers(tmp_path: Path, monkeypatch: pytest.
     assert outcomes.workers(small) >= 1 and outcomes.workers(small) == min(
         4, __import__("os").cpu_count() or 1
     )
+
+
+def test_where_workers_cannot_start_one_process_reads_it_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under Textual stderr's fileno() is -1: multiprocessing cannot start its resource tracker
+    (ValueError: bad value(s) in fds_to_keep), and the file is read in this process instead of
+    being reported unreadable (the reader listed no papers)."""
+
+    def cannot(*args: object, **kwargs: object) -> None:
+        raise ValueError("bad value(s) in fds_to_keep")
+
+    path = tmp_path / "big.jsonl"
+    path.write_text("\n".join(_lines(300)) + "\n")
+    one = _read(path, monkeypatch, "1")
+    monkeypatch.setattr(outcomes, "ProcessPoolExecutor", cannot)
+    _same(one, _read(path, monkeypatch, "2"))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import multiprocessing
 import os
 from collections import deque
@@ -25,6 +26,7 @@ from pathlib import Path
 from tui_reader.corpus.formats import MalformedRecord, Record, build
 from tui_reader.corpus.paper import Paper
 
+logger = logging.getLogger("tui_reader.corpus")
 PARALLEL_BYTES = 32 * 2**20  # a JSON Lines file this large (on disk) is normalised by workers
 BATCH = 2_000  # records a worker normalises at a time
 FIRST = 500  # the first batch, normalised here: rows on screen before any worker has started
@@ -34,6 +36,7 @@ WORKERS_ENV = "TUI_READER_PARSE_WORKERS"  # 0 or 1: one process (tests, measurin
 # | ("failed", what) | ("skipped",)
 Outcome = tuple[object, ...]
 Keyed = Iterator[tuple[bytes, Outcome]]
+Pool = ProcessPoolExecutor
 
 
 def encode(paper: Paper) -> bytes:
@@ -79,6 +82,15 @@ def _batch(path: Path, items: list[tuple[int, object]]) -> list[Outcome]:
     return [outcome(path, n, payload) for n, payload in items]
 
 
+def prepare() -> None:
+    """Start multiprocessing's resource tracker now, while stderr is the process's own: once
+    Textual captures stderr (its fileno() is -1) starting it raises, and workers could not start."""
+    with contextlib.suppress(Exception):
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+
+
 def workers(path: Path) -> int:
     """Processes to normalise ``path`` with (1: this one)."""
     given = os.environ.get(WORKERS_ENV, "").strip()
@@ -105,26 +117,43 @@ class _Batch:
 def outcomes(path: Path, stream: Stream, reuse: dict[bytes, int], procs: int) -> Keyed:
     """(key, outcome) for each record of ``stream``, in order; a record whose raw bytes an earlier
     parse saw is ("reuse", its row then)."""
-    if procs <= 1:
-        for n, (key, payload) in enumerate(stream, 1):
-            j = reuse.get(key)
-            yield key, (("reuse", j) if j is not None else outcome(path, n, payload))
+    pool = _pool(path, procs) if procs > 1 else None
+    if pool is not None:
+        with pool:
+            yield from _parallel(path, stream, reuse, pool, procs)
         return
-    yield from _parallel(path, stream, reuse, procs)
+    for n, (key, payload) in enumerate(stream, 1):
+        j = reuse.get(key)
+        yield key, (("reuse", j) if j is not None else outcome(path, n, payload))
 
 
-def _parallel(path: Path, stream: Stream, reuse: dict[bytes, int], procs: int) -> Keyed:
+def _pool(path: Path, procs: int) -> ProcessPoolExecutor | None:
+    """Worker processes, or None (one process) where they cannot start (a stderr whose fileno()
+    is -1 stops multiprocessing's resource tracker: see ``prepare``)."""
+    try:
+        return ProcessPoolExecutor(max_workers=procs, mp_context=multiprocessing.get_context("spawn"))
+    except (OSError, ValueError) as exc:
+        logger.warning("parsing %s in one process: the workers cannot start (%r)", path, exc)
+        return None
+
+
+def _parallel(
+    path: Path, stream: Stream, reuse: dict[bytes, int], pool: ProcessPoolExecutor, procs: int
+) -> Keyed:
     pending: deque[_Batch] = deque()
-    with ProcessPoolExecutor(max_workers=procs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for number, batch in enumerate(_batches(stream, reuse)):
-            if number and batch.items:  # the first rows come from this process while workers start
-                with contextlib.suppress(BrokenProcessPool):  # a dead pool: this process builds it
-                    batch.future = pool.submit(_batch, path, batch.items)
-            pending.append(batch)
-            while len(pending) > 2 * procs:
-                yield from _drain(path, pending.popleft())
-        while pending:
+    working = True  # False once the workers cannot start or have died: this process builds the rest
+    for number, batch in enumerate(_batches(stream, reuse)):
+        if number and batch.items and working:  # the first rows come from here while workers start
+            try:
+                batch.future = pool.submit(_batch, path, batch.items)
+            except (BrokenProcessPool, OSError, ValueError) as exc:  # ValueError: a bad fd to pass
+                logger.warning("parsing %s in one process: the workers did not start (%r)", path, exc)
+                working = False
+        pending.append(batch)
+        while len(pending) > 2 * procs:
             yield from _drain(path, pending.popleft())
+    while pending:
+        yield from _drain(path, pending.popleft())
 
 
 def _drain(path: Path, batch: _Batch) -> Keyed:
