@@ -215,16 +215,14 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
 
 
 def cmd_index(args: argparse.Namespace, corpus: Corpus) -> int:
-    from tui_reader.search import SearchIndex
     from tui_reader.search import open_searcher as opening
 
-    state = "missing" if args.rebuild else SearchIndex(corpus).status()
-    progress = progress_printer("indexing")
+    # warm: the word lists are read, so damage the manifest cannot see is found (and rebuilt) here
     opened = opening(
-        corpus, rebuild=args.rebuild, wait=True, progress=progress, tell=told
-    )  # warm: reads the word lists
+        corpus, rebuild=args.rebuild, wait=True, progress=progress_printer("indexing"), tell=told
+    )
     report, index = opened.report, opened.index
-    state = "damaged" if opened.rebuilt and not args.rebuild else state
+    state = "damaged" if opened.rebuilt and not args.rebuild else opened.status
     what = {
         "unchanged": "index is up to date",
         "built": f"built the index of {report.added:,} papers",
@@ -310,7 +308,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tui_reader.app.app import ReaderApp
 
         app = ReaderApp(args.paths, bookmarks_path=args.bookmarks)
-        prepare_parse_workers()  # before Textual takes stderr
+        prepare_parse_workers(args.paths)  # before Textual takes stderr
         app.run()
         return app.return_code or 0
     except OutputError as exc:

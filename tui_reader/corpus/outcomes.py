@@ -82,13 +82,25 @@ def _batch(path: Path, items: list[tuple[int, object]]) -> list[Outcome]:
     return [outcome(path, n, payload) for n, payload in items]
 
 
-def prepare() -> None:
+def prepare(given: Iterable[str | Path]) -> None:
     """Start multiprocessing's resource tracker now, while stderr is the process's own: once
-    Textual captures stderr (its fileno() is -1) starting it raises, and workers could not start."""
+    Textual captures stderr (its fileno() is -1) starting it raises, and workers could not start.
+    Only where a given file (or one at the top of a given folder) is large enough for workers:
+    a reader on the seeds starts no extra process."""
+    if not any(_large(Path(p)) for p in given):
+        return
     with contextlib.suppress(Exception):
         from multiprocessing import resource_tracker
 
         resource_tracker.ensure_running()
+
+
+def _large(path: Path) -> bool:
+    with contextlib.suppress(OSError):
+        if path.is_dir():
+            return any(e.is_file() and e.stat().st_size >= PARALLEL_BYTES for e in os.scandir(path))
+        return path.stat().st_size >= PARALLEL_BYTES
+    return False
 
 
 def workers(path: Path) -> int:

@@ -29,6 +29,7 @@ class Opened:
     searcher: Searcher
     report: UpdateReport  # its reason says "...; rebuilt it" after a rebuild
     rebuilt: bool = False  # rebuilt for damage: found again, it is reported, not rebuilt again
+    status: str = "fresh"  # what the index was before it was opened: fresh, stale, missing, ...
 
 
 def _quiet(state: str, why: str) -> None:
@@ -52,7 +53,7 @@ def open_searcher(
         tell("updating" if status == "stale" else "building", "")
     report = index.ensure(progress=progress, rebuild=rebuild, wait=wait)
     try:
-        return Opened(index, Searcher(index, warm=warm), report, rebuilt=rebuild)
+        return Opened(index, Searcher(index, warm=warm), report, rebuilt=rebuild, status=status)
     except IndexDamaged as exc:
         if rebuild:
             raise

@@ -185,9 +185,10 @@ class Loader:
         screen.refresh_bindings()
         screen.facets.index_ready()
         top = screen.model.top
-        if scanned(top.result, screen.searcher):  # the scan gives way to the search, from its top
+        scan = scanned(top.result, screen.searcher)
+        if scan:  # the titles' scan gives way to the search, from its top
             top.view = top.view.replace(cursor="", scroll=0)
-        if (top.waiting or scanned(top.result, screen.searcher)) and top.view.query:
+        if (top.waiting or scan) and top.view.query:
             screen.searching.ask(top)
 
     def damaged(self, event: IndexDamagedFound) -> None:
