@@ -155,3 +155,15 @@ def test_a_damaged_index_is_counted_but_keeps_the_fast_paths_on(
     assert health.take_notice() is None
     assert any("damaged" in r.getMessage() for r in caplog.records)
     ix.close()
+
+
+def test_the_self_check_leaves_no_temp_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every reader session runs it: each run left two empty folders in /tmp (Whoosh's writers
+    put their sorting runs in a FileStorage there, even for a RAM index)."""
+    import tempfile
+
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    assert selfcheck.run() is None
+    assert list(temp.iterdir()) == []

@@ -32,11 +32,12 @@ BLOCK = 4  # postings per block in the sample
 
 
 class _Memory(RamStorage):
-    """RamStorage, its writers' temporary files in a folder of their own: Whoosh's default is
-    named after the index ("MAIN.tmp"), one folder shared by every process on the machine."""
+    """RamStorage whose writers keep their temporary runs in memory too: Whoosh's default is a
+    folder in the system's temp dir named after the index ("MAIN.tmp", one folder shared by every
+    process on the machine), and a random name leaked an empty folder per check."""
 
     def temp_storage(self, name: str | None = None) -> Any:
-        return super().temp_storage(None)
+        return RamStorage()
 
 
 WORDS = ["graph", "neural", "network", "model", "vision", "kernel", "tensor", "robust", "grammar", "gradient"]
