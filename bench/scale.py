@@ -68,13 +68,27 @@ def write(source: Path, path: Path, count: int) -> Path:
     return path
 
 
-def one_size(source: Path, size: int, workdir: Path, per_kind: int, titles: int) -> dict[str, object]:
+def scaled_file(source: Path, size: int, folder: Path, kept: Path | None) -> Path:
+    """The recombined papers of this size: from ``kept`` when an earlier run left them there
+    (they are the same for the same source and seed: writing 2.7M takes minutes)."""
+    name = f"scale-{size}.jsonl.gz"
+    if kept is None:
+        return write(source, folder / name, size)
+    kept.mkdir(parents=True, exist_ok=True)
+    if not (kept / name).exists():
+        write(source, kept / f"{name}.part", size).rename(kept / name)
+    return kept / name
+
+
+def one_size(
+    source: Path, size: int, workdir: Path, per_kind: int, titles: int, kept: Path | None = None
+) -> dict[str, object]:
     from tui_reader.corpus.corpus import load_corpus
     from tui_reader.search import Searcher, SearchIndex
 
     folder = workdir / f"n{size}"
     folder.mkdir(parents=True, exist_ok=True)
-    corpus_file = write(source, folder / f"scale-{size}.jsonl.gz", size)
+    corpus_file = scaled_file(source, size, folder, kept)
     cache = folder / "cache"
     env = measures.cache_env(cache)
     print(f"scale: {size:,}: parse", file=sys.stderr, flush=True)
@@ -171,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--queries", type=int, default=60, help="Enter queries per kind")
     p.add_argument("--titles", type=int, default=15, help="titles typed for type-ahead")
     p.add_argument("--out", type=Path, default=measures.REPO / "bench" / "results")
+    p.add_argument("--corpora", type=Path, help="keep the recombined corpus files here and reuse them")
     args = p.parse_args(argv)
     if not args.source.exists():
         print(f"bench.scale: needs the real corpus ({args.source})", file=sys.stderr)
@@ -179,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="tui-reader-scale-"))
     started = time.perf_counter()
     try:
-        results = [one_size(args.source, n, workdir, args.queries, args.titles) for n in sizes]
+        results = [one_size(args.source, n, workdir, args.queries, args.titles, args.corpora) for n in sizes]
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(table(results))
