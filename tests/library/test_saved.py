@@ -158,3 +158,13 @@ def test_newer_version_is_left_alone(store_path: Path) -> None:
 
 def test_lives_in_the_data_folder() -> None:
     assert paths.saved_searches_file().parent == paths.data_dir()
+
+
+def test_replace_keeps_what_a_newer_version_stored_beside_the_search(store_path: Path) -> None:
+    """``saved add --replace`` wrote a fresh entry: a key this version does not know was lost."""
+    store_path.parent.mkdir(parents=True)
+    entry = {"name": "kept", "query": "q", "created": "", "visited": {"c": "2026-01-01"}, "colour": "blue"}
+    store_path.write_text(json.dumps({"version": 1, "searches": [entry]}), encoding="utf-8")
+    SavedSearches(store_path).add("kept", "changed", replace=True)
+    out = json.loads(store_path.read_text(encoding="utf-8"))["searches"][0]
+    assert (out["query"], out["visited"], out["colour"]) == ("changed", {}, "blue")

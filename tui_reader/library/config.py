@@ -305,11 +305,17 @@ def _keys(
 
 
 # -- writing the theme --------------------------------------------------------------------------
+def _toml_lines(text: str) -> list[str]:
+    """Lines as TOML has them, each with its ending: only LF ends one (str.splitlines also
+    splits at U+0085 and other breaks, which may sit inside a quoted value)."""
+    return [line for line in re.split(r"(?<=\n)", text) if line]
+
+
 def with_theme(text: str, theme: str) -> str:
     """The file's text with ``theme = "<theme>"`` at the top level: the existing line's value
     replaced (its comment kept), or a line added before the first table."""
     value = json.dumps(theme, ensure_ascii=False)
-    lines = text.splitlines(keepends=True)
+    lines = _toml_lines(text)
     setting = re.compile(
         r"""^(\s*(?:theme|"theme"|'theme')\s*=\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s#]*)(.*)$"""
     )

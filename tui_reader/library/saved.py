@@ -162,8 +162,9 @@ class SavedSearches:
             item = {"name": saved.name, "query": saved.query, "created": saved.created, "visited": {}}
             if at is None:
                 entries.append(item)
-            else:
-                entries[at] = item
+            else:  # what a newer version keeps beside a search is kept across a replace
+                old = entries[at]
+                entries[at] = {**(old if isinstance(old, dict) else {}), **item}
             self._items = _searches(doc)
 
         self._store.update(change)
