@@ -1,8 +1,9 @@
 """The loaded corpus: files merged in order, the records of one work folded into one paper listing
 every source (identity.py says which records are one work).
 
-Columnar on purpose: ids and titles are lists (all the list pane needs); a full Paper is built on
-demand from its file's row cache. 87k papers cost ~20 MB here instead of ~400 MB of objects.
+Columnar on purpose: ids and titles are read-only sequences over the files' columns (views.py: all
+the list pane needs, no str per paper); a full Paper is built on demand from its file's row
+cache. A paper costs ~8 bytes here (its record's place) and a few in the id lookup.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from array import array
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+import numpy as np
+
 from tui_reader import paths
 from tui_reader.corpus import parse_cache
 from tui_reader.corpus.folding import build_aliases
@@ -26,6 +29,7 @@ from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.parse_cache import FileData, Rows, load_file, sweep
 from tui_reader.corpus.text import clean_label
 from tui_reader.corpus.titles import uniquify
+from tui_reader.corpus.views import BULK, IdIndex, PaperIds, PaperTitles
 
 ROW = 0xFFFF_FFFF
 
@@ -35,16 +39,19 @@ class Corpus:
         self.files: list[FileData] = []
         self.roots = roots
         self.warnings: list[str] = []
-        self.ids: list[str] = []
-        self.titles: list[str] = []
         self._at = array("Q")  # paper i is row (_at[i] & ROW) of files[_at[i] >> 32]: one write moves it
+        self._id_at: dict[int, int] = {}  # papers whose id is another record's than _at's (a fold)
+        self._renamed: dict[int, str] = {}  # papers given a new id: their records' id was taken
+        self._titled: dict[int, str] = {}  # generated titles made unique
         self._merged: list[int] = []  # per file: its rows merged so far
         self._extra_sources: dict[int, list[str]] = {}
         self._more: dict[int, list[int]] = {}  # paper i's other records (same encoding as _at)
         self._dups: dict[str, list[int]] = {}  # papers given a new id: their records' id was taken
         self._keys: dict[str, int] | None = None  # fold keys -> paper, once a second file comes
         self._aliases: dict[str, int] | None = None  # old ids -> paper, built when first asked
-        self.index_of: dict[str, int] = {}
+        self.ids: PaperIds = PaperIds(self)
+        self.titles: PaperTitles = PaperTitles(self)
+        self.index_of: IdIndex = IdIndex(self)
         self.derived: dict[str, object] = {}  # built from the papers on demand (columns.py)
         for f, data in enumerate(files):
             self.grow(f, data)
@@ -66,34 +73,33 @@ class Corpus:
         elif len(data) >= self._merged[f]:  # the file parsed again (the cache filled up): same rows
             self.files[f] = data
         else:
-            return len(self.ids)  # not yet as far as the rows already listed
+            return len(self._at)  # not yet as far as the rows already listed
         start, stop = self._merged[f], len(data)
         if start >= stop:
-            return len(self.ids)
+            return len(self._at)
         self._aliases = None
         if f > 0 and self._keys is None:
             self._start_keys()
-        ids = data.ids[start:stop]
         idents = [_identity(data, r) for r in range(start, stop)] if self._keys is not None else None
-        done = 0
-        for p in [*sorted(self._slow_rows(f, ids, idents)), len(ids)]:
+        done, count = 0, stop - start
+        for p in [*sorted(self._slow_rows(f, data, start, stop, idents)), count]:
             self._append(f, start + done, start + p, data, idents[done:p] if idents else None)
-            if p < len(ids):
+            if p < count:
                 self._add(f, start + p, data, idents[p] if idents else None)
             done = p + 1
         self._merged[f] = stop
-        return len(self.ids)
+        return len(self._at)
 
-    def _slow_rows(self, f: int, ids: list[str], idents: list[Identity] | None) -> set[int]:
-        """The rows of a batch that may fold into a paper (their id seen before, or a fold key
-        another file's paper has): the rest are appended in bulk."""
-        index_of = self.index_of
-        unique = set(ids)
-        slow: set[int] = set()
-        if len(unique) != len(ids) or not index_of.keys().isdisjoint(unique):
-            first = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1), strict=True))  # id -> its row
-            slow = set(range(len(ids))).difference(first.values())
-            slow.update(first[pid] for pid in first.keys() & index_of.keys())
+    def _slow_rows(
+        self, f: int, data: FileData, start: int, stop: int, idents: list[Identity] | None
+    ) -> set[int]:
+        """The rows of a batch (``start``..``stop`` of file f) that may fold into a paper (their
+        id seen before in it or in the corpus, or a fold key another file's paper has): the rest
+        are appended in bulk. A whole file parsed (its lookup) is checked through the hashes."""
+        whole = data.lookup is not None and start == 0 and stop == len(data) >= BULK
+        slow = self._repeated(data) if whole else None
+        if slow is None:
+            slow = self._repeated_ids(data.ids[start:stop])
         keys = self._keys
         if keys and idents:
             for p, ident in enumerate(idents):
@@ -101,10 +107,41 @@ class Corpus:
                     slow.add(p)
         return slow
 
+    def _repeated_ids(self, ids: Sequence[str]) -> set[int]:
+        """Rows whose id an earlier row of the batch, or a paper, has already."""
+        index_of = self.index_of
+        if len(set(ids)) == len(ids) and not any(pid in index_of for pid in ids):
+            return set()
+        first = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1), strict=True))  # id -> its row
+        slow = set(range(len(ids))).difference(first.values())
+        slow.update(row for pid, row in first.items() if pid in index_of)
+        return slow
+
+    def _repeated(self, data: FileData) -> set[int]:
+        """_repeated_ids for a whole file, from its lookup: only rows whose hash repeats one of
+        the file or of a paper are compared as strings."""
+        assert data.lookup is not None
+        maybe = {int(r) for r in data.lookup.repeated()}
+        if len(self._at):
+            held = self.index_of.hashes_held(data.lookup.by_row())
+            maybe.update(int(r) for r in held.nonzero()[0])
+        if not maybe:
+            return set()
+        for r in list(maybe):  # the first row of a repeated hash too: compared with the others
+            maybe.update(data.lookup.candidates(data.ids[r]))
+        seen: dict[str, int] = {}
+        slow: set[int] = set()
+        for r in sorted(maybe):
+            pid = data.ids[r]
+            if pid in seen or pid in self.index_of:
+                slow.add(r)
+            seen.setdefault(pid, r)
+        return slow
+
     def _start_keys(self) -> None:
         """A second file comes: the fold keys of every paper so far (their rows read once)."""
         keys: dict[str, int] = {}
-        for i in range(len(self.ids)):
+        for i in range(len(self._at)):
             for loc in self._locs(i):
                 for k in _identity(self.files[loc >> 32], loc & ROW).fold_keys():
                     keys.setdefault(k, i)
@@ -113,11 +150,9 @@ class Corpus:
     def _append(self, f: int, start: int, stop: int, data: FileData, idents: list[Identity] | None) -> None:
         """Rows start..stop of file f, all papers not listed yet."""
         if start < stop:
-            n = len(self.ids)
-            self.index_of.update(zip(data.ids[start:stop], range(n, n + stop - start), strict=True))
-            self.ids += data.ids[start:stop]
-            self.titles += data.titles[start:stop]
+            n = len(self._at)
             self._at.extend(range((f << 32) + start, (f << 32) + stop))
+            self.index_of.added(n, data, start, stop)
             if self._keys is not None and idents:
                 for i, ident in enumerate(idents, n):
                     self._register(i, ident)
@@ -146,15 +181,14 @@ class Corpus:
                 self._fold(at, f, r, data)
                 self._register(at, ident)
                 return
-        n = len(self.ids)
+        n = len(self._at)
         new = pid
         if pid in self.index_of:
             new = _other_id(pid, ident, self.index_of)
             self._dups.setdefault(pid, []).append(n)
-        self.index_of[new] = n
-        self.ids.append(new)
-        self.titles.append(data.titles[r])
+            self._renamed[n] = new
         self._at.append((f << 32) + r)
+        self.index_of.put(new, n)
         self._register(n, ident)
 
     def _fits(self, at: int, f: int, ident: Identity) -> bool:
@@ -173,8 +207,9 @@ class Corpus:
         more = self._more.setdefault(at, [])
         if first.generated[r0] and not data.generated[r]:  # a real title beats a generated one
             more.insert(0, self._at[at])
+            self._id_at.setdefault(at, self._at[at])  # the paper keeps its id
             self._at[at] = (f << 32) + r
-            self.titles[at] = data.titles[r]
+            self._titled.pop(at, None)
         else:
             more.append((f << 32) + r)
 
@@ -182,20 +217,35 @@ class Corpus:
         """Every file is in: generated titles made unique, the warnings set."""
         # Every warning is one line fit for a terminal, whatever file name or message it quotes.
         self.warnings = [clean_label(w) for w in warnings]
-        if not any(any(data.generated) for data in self.files):
+        self.index_of.freeze()
+        if not any(data.has_generated() for data in self.files):
             return
         files, at = self.files, self._at
-        generated = [i for i in range(len(self.ids)) if files[at[i] >> 32].generated[at[i] & ROW]]
+        generated = [i for i in range(len(at)) if files[at[i] >> 32].generated[at[i] & ROW]]
         if not generated:
             return
         made = set(generated)
         taken = {t.casefold() for i, t in enumerate(self.titles) if i not in made}
         unique = uniquify([self.titles[i] for i in generated], taken)
         for i, title in zip(generated, unique, strict=True):
-            self.titles[i] = title
+            if title != self.titles[i]:
+                self._titled[i] = title
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return len(self._at)
+
+    def id_loc(self, i: int) -> int:
+        """The record (file << 32 | row) paper i's id comes from."""
+        return self._id_at.get(i, self._at[i])
+
+    def plain(self) -> bool:
+        """Papers are the rows of one file in its order, under their own ids and titles."""
+        return (
+            len(self.files) == 1
+            and len(self._at) == len(self.files[0])
+            and not (self._renamed or self._titled or self._more or self._id_at)
+            and bool(np.array_equal(np.frombuffer(self._at, np.uint64), np.arange(len(self._at))))
+        )
 
     def _loc(self, i: int) -> tuple[FileData, int]:
         at = self._at[i]
@@ -255,17 +305,17 @@ class Corpus:
         return self._aliases
 
     def __iter__(self) -> Iterator[Paper]:
-        return (self.paper(i) for i in range(len(self.ids)))
+        return (self.paper(i) for i in range(len(self._at)))
 
     def record_key(self, i: int) -> bytes:
         """Hash of the raw source records behind paper i (changes when one of its entries does)."""
         records = self.records(i)
         if len(records) == 1:
             data, r = records[0]
-            return data.keys[r * 12 : (r + 1) * 12]
+            return data.key(r)
         h = hashlib.blake2b(digest_size=12)
         for data, r in records:
-            h.update(data.keys[r * 12 : (r + 1) * 12])
+            h.update(data.key(r))
         return h.digest()
 
     def row(self, i: int) -> tuple[object, ...]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from tui_reader.corpus.identity import Identity
@@ -40,7 +41,7 @@ def _identity_of_row(data: FileData, r: int) -> Identity:
     return Identity.from_json(extra.get("identity"), str(key or ""))
 
 
-def other_id(pid: str, ident: Identity, taken: dict[str, int]) -> str:
+def other_id(pid: str, ident: Identity, taken: Mapping[str, int]) -> str:
     """An id for a second work whose records carry an id taken by another (two citation keys
     with one title, author and year): derived from its key, or its place, so it is stable."""
     n = 0

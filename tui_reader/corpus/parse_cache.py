@@ -5,20 +5,28 @@ JSON rows (one per paper) plus a compact meta file (ids, titles, byte offsets, r
 list pane needs only titles; an abstract is one ``pread`` away. When a source file changes, records
 whose raw bytes are unchanged reuse their normalised row, so appending 100 papers to an 87k file
 normalises 100 papers, not 87k.
+
+The meta file (layout 2, issue 21) is a small pickled header and then flat arrays: ids and titles
+as UTF-8 blobs with offsets, the ids' sorted hashes (strcol.IdLookup), the row offsets and record
+keys. A large one is memory-mapped, so opening 2.7M papers builds no Python object per paper; a
+meta of the old layout (one pickle of lists) is read and written again in the new one.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import mmap
 import os
 import pickle
 import secrets
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from tui_reader import paths
 from tui_reader.atomic import atomic_write_bytes, open_regular, remove_leftovers
@@ -37,6 +45,7 @@ from tui_reader.corpus.formats.common import counted
 from tui_reader.corpus.outcomes import outcomes, workers
 from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.rows import CacheWriteError, Row, Rows, RowSink, reason
+from tui_reader.corpus.strcol import Buffer, IdLookup, StrColumn, section
 
 __all__ = ["FileData", "Row", "Rows", "load_file", "sweep"]
 
@@ -49,18 +58,37 @@ STREAM_SECONDS = 0.25  # the least time between two calls of on_rows
 
 @dataclass(slots=True)
 class FileData:
+    """One file's papers: ids and titles are lists while it is parsed, StrColumns once it is
+    (``compact``), with ``lookup`` (its rows by id) beside them."""
+
     path: Path
-    ids: list[str]
-    titles: list[str]
-    generated: bytearray
+    ids: Sequence[str]
+    titles: Sequence[str]
+    generated: Buffer
     rows: Rows
     warnings: list[str] = field(default_factory=list)
-    keys: bytes = b""
+    keys: Buffer = b""
     cache_error: str = ""  # why the parse cache could not be written (not stored in it)
     signature: tuple[int, int] = (-1, -1)  # (size, mtime) of the content read (see load_file)
+    lookup: IdLookup | None = None  # set with the columns: the file parsed whole
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def key(self, r: int) -> bytes:
+        return bytes(self.keys[r * 12 : (r + 1) * 12])
+
+    def has_generated(self) -> bool:
+        return bool(len(self.generated)) and bool(np.frombuffer(self.generated, np.uint8).any())
+
+    def compact(self) -> None:
+        """The lists of a parsed file as columns (a reader may hold either: the same strings)."""
+        if self.lookup is None:
+            self.lookup = IdLookup.of(self.ids)
+        if not isinstance(self.ids, StrColumn):
+            self.ids = StrColumn.of(self.ids)
+        if not isinstance(self.titles, StrColumn):
+            self.titles = StrColumn.of(self.titles)
 
     @property
     def source(self) -> str:
@@ -81,10 +109,28 @@ def _meta_path(path: Path) -> Path:
     return paths.cache_dir() / "parsed" / f"{digest}.meta"
 
 
+MAGIC = b"tui-reader parse meta 2\n"
+MAP_BYTES = 4 * 2**20  # a meta this large is memory-mapped (each map holds a descriptor), else read
+# name: dtype of the flat arrays after the header, in this order
+SECTIONS = {
+    "ids": "u1",
+    "id_ends": "<u8",
+    "titles": "u1",
+    "title_ends": "<u8",
+    "hashes": "<u8",
+    "hash_rows": "<u4",
+    "generated": "u1",
+    "keys": "u1",
+    "offsets": "<u8",
+}
+
+
 def _read_meta(meta_path: Path, any_version: bool = False) -> Meta | None:
+    """The meta's header (layout 2: with ``buffer``, the file's bytes or a map of them), or an old
+    layout's whole pickle; None when missing, truncated, foreign or of another loader."""
     try:
         with open_regular(meta_path) as fh:
-            meta = pickle.load(fh)
+            meta = _header(fh)
         if isinstance(meta, dict) and (any_version or meta.get("version") == LOADER_VERSION):
             return meta
     except Exception:  # missing, truncated or foreign: parse again
@@ -92,14 +138,65 @@ def _read_meta(meta_path: Path, any_version: bool = False) -> Meta | None:
     return None
 
 
+def _header(fh: Any) -> object:
+    head = fh.read(len(MAGIC) + 8)
+    if not head.startswith(MAGIC):
+        fh.seek(0)
+        return pickle.load(fh)  # the old layout: ids and titles as lists
+    meta = pickle.loads(fh.read(int.from_bytes(head[len(MAGIC) :], "little")))
+    if not isinstance(meta, dict):
+        return None
+    size = os.fstat(fh.fileno()).st_size
+    if size >= MAP_BYTES:
+        meta["buffer"] = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    else:
+        fh.seek(0)
+        meta["buffer"] = fh.read()
+    return meta
+
+
+def _arrays(meta: Meta) -> dict[str, Any]:
+    """The flat arrays of a layout-2 meta, over its buffer (ValueError if it is cut short)."""
+    buffer = meta["buffer"]
+    out: dict[str, Any] = {}
+    for name, (offset, count) in meta["sections"].items():
+        out[name] = section(buffer, SECTIONS[name], offset, count)
+    return out
+
+
+def _ends(array: Any) -> memoryview:
+    return memoryview(array).cast("B").cast("Q")
+
+
 def _from_meta(path: Path, meta: Meta) -> FileData | None:
     rows_path = _meta_path(path).with_name(meta["rows"])
     if not rows_path.exists():
         return None
-    rows = Rows(path=rows_path, offsets=meta["offsets"])
-    return FileData(
-        path, meta["ids"], meta["titles"], meta["generated"], rows, list(meta["warnings"]), meta["keys"]
-    )
+    if "buffer" not in meta:  # the old layout
+        rows = Rows(path=rows_path, offsets=meta["offsets"])
+        data = FileData(path, meta["ids"], meta["titles"], meta["generated"], rows, list(meta["warnings"]))
+        data.keys = meta["keys"]
+        data.compact()
+        return data
+    try:
+        a = _arrays(meta)
+        n = int(meta["count"])
+        ids, titles = StrColumn(a["ids"], _ends(a["id_ends"])), StrColumn(a["titles"], _ends(a["title_ends"]))
+        if not len(ids) == len(titles) == len(a["generated"]) == len(a["hashes"]) == n:
+            return None
+        rows = Rows(path=rows_path, offsets=_ends(a["offsets"]))
+        return FileData(
+            path,
+            ids,
+            titles,
+            memoryview(a["generated"]),
+            rows,
+            list(meta["warnings"]),
+            memoryview(a["keys"]),
+            lookup=IdLookup(a["hashes"], a["hash_rows"]),
+        )
+    except (ValueError, KeyError, TypeError):  # cut short or foreign: parse again
+        return None
 
 
 def load_file(
@@ -131,6 +228,9 @@ def load_file(
         cached = _from_meta(path, old)
         if cached:
             cached.signature = signature
+            if "buffer" not in old:  # the old layout: written again in the new one
+                with contextlib.suppress(OSError):
+                    _write_meta(cached, meta_path, signature, old["rows"])
             return cached
     previous = _from_meta(path, old) if old else None
     streamed = [False]
@@ -224,7 +324,10 @@ def sweep(folder: Path | None = None) -> list[Path]:
 
 def _parse(path: Path, previous: FileData | None, sink: RowSink, on_rows: OnRows | None = None) -> FileData:
     warnings: list[str] = []
-    data = FileData(path, [], [], bytearray(), sink.rows, warnings)
+    ids: list[str] = []
+    titles: list[str] = []
+    generated = bytearray()
+    data = FileData(path, ids, titles, generated, sink.rows, warnings)
     if is_jsonl(path):
         stream: Iterable[Record] = stream_jsonl(path, warnings)
     else:
@@ -236,8 +339,8 @@ def _parse(path: Path, previous: FileData | None, sink: RowSink, on_rows: OnRows
             return data
         stream = records(path, text, warnings)
     reuse: dict[bytes, int] = {}
-    if previous and previous.keys:
-        k = previous.keys
+    if previous and len(previous.keys):
+        k = bytes(previous.keys)
         reuse = {k[i * 12 : (i + 1) * 12]: i for i in range(len(k) // 12)}
     keys: list[bytes] = []
     skipped = 0
@@ -250,15 +353,15 @@ def _parse(path: Path, previous: FileData | None, sink: RowSink, on_rows: OnRows
         if kind == "reuse" and previous is not None:
             j = int(what[0])  # type: ignore[call-overload]
             sink.add(previous.rows.raw(j))
-            data.ids.append(previous.ids[j])
-            data.titles.append(previous.titles[j])
-            data.generated.append(previous.generated[j])
+            ids.append(previous.ids[j])
+            titles.append(previous.titles[j])
+            generated.append(previous.generated[j])
         elif kind == "row":
-            blob, pid, title, generated = what
+            blob, pid, title, made = what
             sink.add(blob)  # type: ignore[arg-type]
-            data.ids.append(pid)  # type: ignore[arg-type]
-            data.titles.append(title)  # type: ignore[arg-type]
-            data.generated.append(generated)  # type: ignore[arg-type]
+            ids.append(pid)  # type: ignore[arg-type]
+            titles.append(title)  # type: ignore[arg-type]
+            generated.append(made)  # type: ignore[arg-type]
         else:
             skipped += kind == "skipped"
             (malformed if kind == "malformed" else failed).extend(str(w) for w in what)
@@ -280,11 +383,12 @@ def _parse(path: Path, previous: FileData | None, sink: RowSink, on_rows: OnRows
         warnings.append(counted(path, malformed, "malformed line", "malformed lines"))
     if skipped:
         warnings.append(f"{shown(path)}: skipped {skipped} record(s) without an abstract")
-    if not data.ids and not warnings:
-        empty = is_jsonl(path) and not any(data.ids) and not keys and skipped == 0
+    if not ids and not warnings:
+        empty = is_jsonl(path) and not any(ids) and not keys and skipped == 0
         warnings.append(f"{shown(path)}: file is empty" if empty else f"{shown(path)}: no papers found")
     data.rows = sink.finish()  # the same Rows as all along, every row written
     data.keys = b"".join(keys)
+    data.compact()
     return data
 
 
@@ -296,20 +400,51 @@ def _store(data: FileData, meta_path: Path, signature: tuple[int, int], old: Met
     os.replace(data.rows.path, rows_path)  # move it into place (the sink still holds its lock)
     data.rows.moved(rows_path)  # the same object: a reader holding it reads on
     data.rows.unpin()  # in place for good: its descriptor may close between reads (rows.py)
-    offsets = data.rows.offsets
-    meta = {
-        "version": LOADER_VERSION,
-        "path": str(data.path),
-        "signature": signature,
-        "ids": data.ids,
-        "titles": data.titles,
-        "generated": data.generated,
-        "warnings": data.warnings,
-        "keys": data.keys,
-        "offsets": offsets,
-        "rows": rows_name,
-    }
-    atomic_write_bytes(meta_path, pickle.dumps(meta, protocol=pickle.HIGHEST_PROTOCOL))
+    _write_meta(data, meta_path, signature, rows_name)
     if old and old.get("rows") != rows_name:
         with contextlib.suppress(OSError):
             meta_path.with_name(old["rows"]).unlink()
+
+
+def _write_meta(data: FileData, meta_path: Path, signature: tuple[int, int], rows_name: str) -> None:
+    data.compact()
+    assert isinstance(data.ids, StrColumn) and isinstance(data.titles, StrColumn) and data.lookup
+    assert data.rows.offsets is not None
+    arrays: dict[str, Any] = {
+        "ids": data.ids.blob,
+        "id_ends": data.ids.offsets(),
+        "titles": data.titles.blob,
+        "title_ends": data.titles.offsets(),
+        "hashes": data.lookup.hashes,
+        "hash_rows": data.lookup.rows,
+        "generated": data.generated,
+        "keys": data.keys,
+        "offsets": np.asarray(data.rows.offsets, np.uint64),
+    }
+    blobs = [
+        np.ascontiguousarray(
+            np.frombuffer(arrays[n], np.uint8) if SECTIONS[n] == "u1" else arrays[n], SECTIONS[n]
+        ).tobytes()
+        for n in SECTIONS
+    ]
+    header = {
+        "version": LOADER_VERSION,
+        "path": str(data.path),
+        "signature": signature,
+        "warnings": data.warnings,
+        "rows": rows_name,
+        "count": len(data.ids),
+    }
+    # the header's size depends on the sections' offsets, which depend on it: pad it to a bound
+    bound = {n: (2**62 + k, 2**62 - k) for k, n in enumerate(SECTIONS)}  # distinct: none memoised
+    pad = len(pickle.dumps({**header, "sections": bound}, protocol=pickle.HIGHEST_PROTOCOL)) + 8
+    start = -(-(len(MAGIC) + 8 + pad) // 8) * 8
+    sections, at = {}, start
+    for name, blob in zip(SECTIONS, blobs, strict=True):
+        sections[name] = (at, len(blob) // np.dtype(SECTIONS[name]).itemsize)
+        at = -(-(at + len(blob)) // 8) * 8
+    head = pickle.dumps({**header, "sections": sections}, protocol=pickle.HIGHEST_PROTOCOL)
+    out = bytearray(MAGIC + len(head).to_bytes(8, "little") + head)
+    for blob, (offset, _) in zip(blobs, sections.values(), strict=True):
+        out += bytes(offset - len(out)) + blob
+    atomic_write_bytes(meta_path, bytes(out))

@@ -18,6 +18,7 @@ import tempfile
 import threading
 from array import array
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +92,7 @@ class Rows:
     file's descriptor is opened on demand and may be closed between reads (_Descriptors)."""
 
     def __init__(
-        self, blobs: list[bytes] | None = None, path: Path | None = None, offsets: array[int] | None = None
+        self, blobs: list[bytes] | None = None, path: Path | None = None, offsets: Sequence[int] | None = None
     ) -> None:
         self._blobs = blobs
         self._path = path
@@ -106,7 +107,7 @@ class Rows:
         return self._path
 
     @property
-    def offsets(self) -> array[int] | None:
+    def offsets(self) -> Sequence[int] | None:
         return self._offsets
 
     @property
