@@ -129,6 +129,80 @@ def per_query(searcher: Any, qs: list[tuple[Any, list[str]]], ours: Callable[...
     }
 
 
+def enter_indexes(corpus: Any, keep: Path) -> dict[str, Any]:
+    """SearchIndex objects over the same papers: "w3" built as the reader builds it today (the
+    bulk build), "np" written by Whoosh's own writer through NpCodec; kept in ``keep`` (a 87k
+    build through Whoosh's writer takes minutes) and reused when already there."""
+    from whoosh import index as whoosh_index
+
+    from tui_reader.search import SearchIndex
+    from tui_reader.search.fast.codec import NpCodec
+    from tui_reader.search.index.schema import document, make_schema
+
+    out = {}
+    for name in ("w3", "np"):
+        ix = SearchIndex(corpus, root=keep / name)
+        if name == "w3":
+            ix.ensure()
+        elif not whoosh_index.exists_in(str(ix.dir)):
+            started = time.perf_counter()
+            part = keep / name / f"{corpus.key}.part"
+            shutil.rmtree(part, ignore_errors=True)
+            part.mkdir(parents=True)
+            made = whoosh_index.create_in(str(part), make_schema())
+            with made.writer(codec=NpCodec(), limitmb=256) as w:
+                for i in range(len(corpus)):
+                    w.add_document(**document(corpus, i))
+            made.close()
+            part.rename(ix.dir)
+            print(f"np index written by Whoosh's writer in {time.perf_counter() - started:.0f} s")
+        out[name] = ix
+    return out
+
+
+def enter(corpus_path: Path, keep: Path, per_kind: int, seed: int) -> int:
+    """Enter per query kind through the real Searcher (bench.measures.search_latency, the
+    queries of bench.queries.build as bench.scale draws them) on each codec's index: p50 / p95
+    / max ms, and CPU seconds of the whole kind; the answers (hits and totals) checked equal."""
+    from bench import measures
+    from bench.report import percentile
+    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.search import Searcher
+
+    measures.use_cache(keep / "cache")
+    corpus = load_corpus([corpus_path])
+    indexes = enter_indexes(corpus, keep)
+    qset = queries.build(corpus, per_kind, 0, seed=seed)
+    kinds = ("term", "and", "phrase", "field", "fuzzy", "prefix")
+    answers: dict[str, list[list[tuple[str, float | None]]]] = {}
+    for name, ix in indexes.items():
+        searcher = Searcher(ix)
+        answers[name] = []
+        for kind in kinds:
+            texts = qset.queries[kind]
+            cpu = time.process_time()
+            runs = measures.search_latency(searcher, texts, False)
+            cpu = time.process_time() - cpu
+            ms = runs.ms
+            print(
+                f"{name} {kind:7} p50 {percentile(ms, 50):7.1f}  p95 {percentile(ms, 95):7.1f}"
+                f"  max {max(ms):7.1f} ms  cpu {cpu:6.2f} s  ({len(texts)} queries)"
+            )
+            for text in texts:
+                searcher.invalidate()
+                result = searcher.search(text, limit=measures.SEARCH_LIMIT)
+                answers[name].append([(h.id, h.score) for h in result.hits] + [("total", result.total)])
+        ix.close()
+    same = all(
+        [x for x, _ in a] == [x for x, _ in b]
+        and all(sa == sb or abs((sa or 0) - (sb or 0)) < 1e-6 for (_, sa), (_, sb) in zip(a, b, strict=True))
+        for a, b in zip(answers["w3"], answers["np"], strict=True)
+    )
+    print("answers: the same on both indexes" if same else "answers DIFFER between the indexes")
+    corpus.close()
+    return 0 if same else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.codec")
     parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
@@ -136,7 +210,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--terms", type=int, default=200)
     parser.add_argument("--queries", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--enter",
+        type=Path,
+        metavar="DIR",
+        help="Enter through the Searcher on both codecs, indexes kept in DIR",
+    )
+    parser.add_argument("--seed", type=int, default=20261130, help="bench.scale's query seed")
     args = parser.parse_args(argv)
+    if args.enter is not None:
+        return enter(args.corpus, args.enter, args.queries, args.seed)
 
     from whoosh.codec.whoosh3 import W3Codec
 

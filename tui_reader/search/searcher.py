@@ -24,8 +24,8 @@ from whoosh.searching import Searcher as WhooshSearcher
 
 from tui_reader.errors import IndexDamaged
 from tui_reader.search import facets, ordering, stop, subsets
-from tui_reader.search.fast import ahead, bounds, health, selfcheck
-from tui_reader.search.fast.score import every_score
+from tui_reader.search.fast import ahead, bounds, health, score, selfcheck
+from tui_reader.search.fast.score import every_match as every_score  # arrays or a dict (tests steer it)
 from tui_reader.search.fast.score import search as fast_search
 from tui_reader.search.highlight import match_spans, snippet
 from tui_reader.search.index.persistent import SearchIndex
@@ -295,9 +295,19 @@ class Searcher:
         # A keystroke may read only a query's most promising blocks (bounds.py); Enter, "more"
         # and the command line read them all.
         selfcheck.status()  # the gate: the self-check on the first search of the process
-        scores = every_score(s, q) if whole else None
+        every = every_score(s, q) if whole else None
         bounded = mode is SearchMode.TYPING
         fast = None if whole else fast_search(s, q, limit, exact=not typeahead, bounded=bounded)
+        relevance = ranks is None and only is None
+        if isinstance(every, tuple) and relevance and not score.level(every):
+            # array segments, by relevance: the page found in the arrays, no dict of every match
+            result.total, result.exact = int(every[0].size), not result.partial
+            result.order = ordering.RELEVANCE
+            top = score.top_arrays(every, limit)
+            result.hits = self._hits((s.stored_fields(docnum)["id"], sc) for sc, docnum in top)
+            self._finish(s, q, typed, result, sets, view, suggesting and not typeahead)
+            return
+        scores = score.as_scores(every) if isinstance(every, tuple) else every
         if scores is not None:  # every match scored a block at a time, then ordered
             scores = scores if only is None else only.kept(scores)
             level = ranks is None and ordering.level(scores.values())
@@ -317,9 +327,22 @@ class Searcher:
             self._whoosh(s, q, text, limit, budget, result, only, ranks if whole else None, whole)
             if order is not None:
                 result.order = order.name
+        self._finish(s, q, typed, result, sets, view, suggesting and not typeahead)
+
+    def _finish(
+        self,
+        s: WhooshSearcher,
+        q: query.Query,
+        typed: str,
+        result: SearchResult,
+        sets: subsets.Sets | None,
+        view: subsets.Only | None,
+        suggesting: bool,
+    ) -> None:
+        """The notices, the words to highlight, and a "did you mean" (Enter only)."""
         result.notice = _joined(result.notice or health.take_notice(), caps.was_cut(q))
-        result.terms = highlight_terms(q, reader)
-        if suggesting and not typeahead:  # offered only if it finds more (suggest.py)
+        result.terms = highlight_terms(q, s.reader())
+        if suggesting:  # offered only if it finds more (suggest.py)
             count = lambda t: self._total(s, t, sets, view)  # noqa: E731 (runs on this searcher)
             result.suggestion = suggest(typed, s, self, result.total, count)
 

@@ -66,14 +66,20 @@ def empty(with_positions: bool) -> TermArrays:
 
 
 def block_arrays(
-    reader: Any, fieldname: str, text: str | bytes, wanted: np.ndarray | None = None
+    reader: Any,
+    fieldname: str,
+    text: str | bytes,
+    wanted: np.ndarray | None = None,
+    positions: bool = True,
+    deleted: np.ndarray | None = None,
 ) -> TermArrays:
     """(ids, weights, lengths, positions, offsets) of a term in a leaf (segment) reader; with
     ``wanted`` (sorted docnums) an array segment decodes only the blocks that may hold them,
-    so the arrays hold every wanted posting and maybe others."""
+    so the arrays hold every wanted posting and maybe others. Without ``positions`` they are
+    not decoded (None). ``deleted``: the segment's deleted docnums, sorted, if known."""
     fieldobj = reader.schema[fieldname]
     btext = fieldobj.to_bytes(text) if isinstance(text, str) else text
-    has_positions = fieldobj.format is not None and fieldobj.format.supports("positions")
+    has_positions = positions and fieldobj.format is not None and fieldobj.format.supports("positions")
     if (fieldname, btext) not in reader:
         return empty(has_positions)
     m = reader.postings(fieldname, btext)
@@ -81,14 +87,23 @@ def block_arrays(
     if not isinstance(raw, NpLeafMatcher):
         return by_matcher(reader, fieldname, m, has_positions)
     arrays = from_blocks(raw.list_bytes(), has_positions, wanted)
-    deleted = reader.deleted_docs_set if reader.has_deletions() else ()
-    if deleted:
-        arrays = arrays.select(~np.isin(arrays.ids, np.fromiter(deleted, np.int64, len(deleted))))
+    if deleted is None:
+        deleted = deleted_docs(reader)
+    if deleted.size:
+        arrays = arrays.select(~np.isin(arrays.ids, deleted, assume_unique=True))
     return arrays
 
 
+def deleted_docs(reader: Any) -> np.ndarray:
+    """A segment's deleted docnums, sorted (empty if none)."""
+    if not reader.has_deletions():
+        return EMPTY_I
+    found = reader.deleted_docs_set
+    return np.sort(np.fromiter(found, np.int64, len(found)))
+
+
 def from_blocks(buf: bytes, has_positions: bool, wanted: np.ndarray | None = None) -> TermArrays:
-    cols = columns.read(buf, wanted)
+    cols = columns.read(buf, wanted, positions=has_positions)
     if not has_positions:
         return TermArrays(cols.ids, cols.weights, cols.lengths, None, None)
     if cols.counts is None or cols.deltas is None:

@@ -96,8 +96,9 @@ class Block:
         return None if fixedsize == 0 else b""
 
 
-def decode(buf: Any, pos: int, head: tuple[Any, ...], raw: bool = True) -> Block:
-    """The block whose data starts at ``buf[pos]`` (its header already unpacked)."""
+def decode(buf: Any, pos: int, head: tuple[Any, ...], raw: bool = True, positions: bool = True) -> Block:
+    """The block whose data starts at ``buf[pos]`` (its header already unpacked); without
+    ``positions`` a positions block's counts and deltas are left undecoded (None)."""
     _n, count, first, _mx, _mw, _mn, _ml, idw, wkind, vkind, flags = head
     ids = np.empty(count, np.int64)
     ids[0] = first
@@ -118,7 +119,7 @@ def decode(buf: Any, pos: int, head: tuple[Any, ...], raw: bool = True) -> Block
         lengths = np.frombuffer(buf, np.uint8, count, pos)
         pos += count
     block = Block(ids, weights, lengths, vkind)
-    if vkind == V_POSITIONS:
+    if vkind == V_POSITIONS and positions:
         total, cw, dw = POSHEAD.unpack_from(buf, pos)
         pos += POSHEAD.size
         block.counts = np.frombuffer(buf, WIDTHS[cw], count, pos).astype(np.int64)

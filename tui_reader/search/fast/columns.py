@@ -75,22 +75,23 @@ def gather(raw: np.ndarray, offsets: np.ndarray, items: np.ndarray, widths: np.n
             out[spans(starts[sel], n)] = values
 
 
-def one_block(buf: bytes, entry: np.void) -> Columns:
+def one_block(buf: bytes, entry: np.void, positions: bool = True) -> Columns:
     head = tuple(entry.tolist()[1:12])
-    block = decode(buf, int(entry["offset"]), head, raw=False)
+    block = decode(buf, int(entry["offset"]), head, raw=False, positions=positions)
     lengths = block.lengths if block.lengths is not None else np.zeros(block.ids.size, np.uint8)
     return Columns(block.ids, block.weights, lengths, block.counts, block.deltas)
 
 
-def read(buf: bytes, wanted: np.ndarray | None = None) -> Columns:
+def read(buf: bytes, wanted: np.ndarray | None = None, positions: bool = True) -> Columns:
     """Every posting of the list in ``buf`` (its bytes from the magic on), or with ``wanted``
-    (sorted docnums) those of the blocks that may hold one of them."""
+    (sorted docnums) those of the blocks that may hold one of them. Without ``positions``
+    (a term or an AND scored, no phrase) counts and deltas are not decoded: None."""
     d = directory(buf)
     if wanted is not None:
         lo = np.searchsorted(wanted, d["first"], "left")
         d = d[np.searchsorted(wanted, d["maxid"], "right") > lo]
     if len(d) == 1:  # a third of the numpy calls: most terms are rare
-        return one_block(buf, d[0])
+        return one_block(buf, d[0], positions)
     raw = np.frombuffer(buf, np.uint8)
     n = d["count"].astype(np.int64)
     total = int(n.sum())
@@ -112,7 +113,7 @@ def read(buf: bytes, wanted: np.ndarray | None = None) -> Columns:
     gather(raw, w_at, n, wkind, weights, starts, WEIGHT_TYPES)
     lengths = np.zeros(total, np.uint8)
     gather(raw, len_at, n, has_lengths.astype(np.int64), lengths, starts, BYTES)
-    if not bool((d["vkind"] == V_POSITIONS).all()):
+    if not positions or not bool((d["vkind"] == V_POSITIONS).all()):
         return Columns(ids, weights, lengths, None, None)
     cw = d["cw"].astype(np.int64)
     counts = np.zeros(total, np.int64)

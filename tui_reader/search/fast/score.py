@@ -25,12 +25,14 @@ from itertools import compress
 from operator import add
 from typing import Any
 
+import numpy as np
 from whoosh import query
 
 from tui_reader.search import stop
-from tui_reader.search.fast import bm25, bounds, health, intersect, phrase, w3
+from tui_reader.search.fast import bm25, bounds, health, intersect, npleaf, phrase, w3
 
 Scores = dict[int, float]
+Arrays = npleaf.Arrays  # (the index's docnums ascending, their scores): array segments' answers
 Found = tuple[list[tuple[float, int]], int, bool]
 PHRASE_CHECKS = 300  # papers holding a phrase's words checked at least (all if fewer: exact count)
 MAX_TERMS = 20_000  # an expansion wider than this is left to Whoosh
@@ -49,7 +51,7 @@ def search(
     limit: int,
     exact: bool = True,
     bounded: bool = False,
-    every: list[Scores] | None = None,
+    every: list[Any] | None = None,
 ) -> Found | None:
     """The top ``limit`` (score, docnum) pairs, best first, the number of matches and whether
     that number is exact; None when Whoosh's searcher must answer: a query or weighting this
@@ -89,20 +91,43 @@ def _collection_paused() -> Iterator[None]:
 def every_score(searcher: Any, q: query.Query) -> Scores | None:
     """Every match's score (docnum -> score; answer() gives it to ``every``) for an answer
     sorted or restricted whole (ordering.py); None when Whoosh must answer, as with search()."""
-    every: list[Scores] = []
+    found = every_match(searcher, q)
+    return as_scores(found) if isinstance(found, tuple) else found
+
+
+def every_match(searcher: Any, q: query.Query) -> Scores | Arrays | None:
+    """every_score's answer, as arrays when the index has array segments (Enter's answer:
+    its page is found by ``top_arrays``, no dict of every match built)."""
+    every: list[Scores | Arrays] = []
     return every[0] if search(searcher, q, 0, every=every) is not None and every else None
 
 
+def as_scores(found: Arrays) -> Scores:
+    return dict(zip(found[0].tolist(), found[1].tolist(), strict=True))
+
+
 def answer(
-    searcher: Any, q: query.Query, limit: int, exact: bool, bounded: bool, every: list[Scores] | None = None
+    searcher: Any,
+    q: query.Query,
+    limit: int,
+    exact: bool,
+    bounded: bool,
+    every: list[Any] | None = None,
 ) -> Found | None:
     """search() without its gate (w3's verdict) and its error handling: the self-check's."""
     params = w3.bm25f_params(searcher.weighting)
     if params is None:
         return None
+    leaves = searcher.reader().leaf_readers()
+    if any(npleaf.is_array_segment(reader) for reader, _ in leaves):
+        matched = arrays_answer(searcher, q, leaves, params)
+        if matched is None:
+            return None
+        if every is not None:
+            every.append(matched)
+        return top_arrays(matched, limit), int(matched[0].size), True
     scores: Scores = {}
     total, counted = 0, True
-    leaves = searcher.reader().leaf_readers()
     try:
         if bounded and not exact and len(leaves) == 1 and not leaves[0][0].has_deletions():
             reader = leaves[0][0]
@@ -124,6 +149,62 @@ def answer(
     if every is not None:
         every.append(scores)
     return bm25.top(scores, limit), total, counted
+
+
+def arrays_answer(
+    searcher: Any, q: query.Query, leaves: list[tuple[Any, int]], params: tuple[float, float]
+) -> Arrays | None:
+    """Every match of ``q`` and its score, docnums ascending: array segments by npleaf.py, any
+    other (a mixed index) by Leaf, always exact; None when a segment's scorer cannot run it."""
+    docs: list[np.ndarray] = []
+    scores: list[np.ndarray] = []
+    try:
+        for reader, base in leaves:
+            ids, values = _segment_arrays(searcher, reader, params, q)
+            docs.append(ids + base)
+            scores.append(values)
+    except (_Unsupported, npleaf.Unsupported):
+        return None
+    if len(docs) == 1:
+        return docs[0], scores[0]
+    return np.concatenate(docs), np.concatenate(scores)
+
+
+def _segment_arrays(searcher: Any, reader: Any, params: tuple[float, float], q: query.Query) -> Arrays:
+    """One segment's matches: numpy for an array segment; for a W3 one Leaf (its blocks a
+    block at a time), or where Leaf declines, npleaf through Whoosh's matchers (slower)."""
+    if not npleaf.is_array_segment(reader):
+        try:
+            found = Leaf(searcher, reader, params).run(q)
+        except _Unsupported:
+            pass
+        else:
+            ids = np.fromiter(found.keys(), np.int64, len(found))
+            values = np.fromiter(found.values(), np.float64, len(found))
+            order = np.argsort(ids, kind="stable")
+            return ids[order], values[order]
+    return npleaf.NpLeaf(searcher, reader).run(q)
+
+
+def top_arrays(found: Arrays, limit: int) -> list[tuple[float, int]]:
+    """bm25.top for arrays: the ``limit`` best (score, docnum), best first, the lower docnum
+    first on a tie. The ``limit``-th best score is found by a partition: only the matches at
+    or above it are sorted."""
+    docs, scores = found
+    if limit <= 0 or not docs.size:
+        return []
+    if docs.size > limit:
+        kth = np.partition(scores, docs.size - limit)[docs.size - limit]
+        keep = np.flatnonzero(scores >= kth)
+        docs, scores = docs[keep], scores[keep]
+    order = np.lexsort((docs, -scores))[:limit]
+    return list(zip(scores[order].tolist(), docs[order].tolist(), strict=True))
+
+
+def level(found: Arrays) -> bool:
+    """ordering.level for arrays: more than one match, all scored the same."""
+    scores = found[1]
+    return scores.size > 1 and bool((scores == scores[0]).all())
 
 
 class Leaf:
@@ -287,16 +368,16 @@ class Leaf:
         self, fieldname: str, words: list[bytes], found: phrase.Candidates, held: list[bool] | None = None
     ) -> Scores:
         """The phrase's score for each candidate (or those ``held`` marks): its words' BM25F
-        summed, a repeated word once per occurrence, in the order Whoosh's matchers add them."""
+        added in make_binary_tree's order of the words (SpanNear2's IntersectionMatchers), a
+        repeated word once per occurrence, so the floats are Whoosh's."""
         docs = found.docs if held is None else list(compress(found.docs, held))
-        scores: list[float] | None = None
-        for w in sorted(dict.fromkeys(words), key=lambda w: self._doc_frequency(fieldname, w)):
+        scored: dict[bytes, list[float]] = {}
+        for w in dict.fromkeys(words):
             weights = found.weights[w] if held is None else list(compress(found.weights[w], held))
-            scored = self.weigh(fieldname, w, docs, weights)
-            for _ in range(words.count(w)):
-                stop.check()  # a phrase may repeat a word hundreds of times
-                scores = scored if scores is None else list(map(add, scores, scored))
-        return {} if scores is None else dict(zip(docs, scores, strict=True))
+            scored[w] = self.weigh(fieldname, w, docs, weights)
+        if not words:
+            return {}
+        return dict(zip(docs, _binary_sum([scored[w] for w in words]), strict=True))
 
     def weigh(self, fieldname: str, btext: bytes, ids: list[int], weights: list[float]) -> list[float]:
         """BM25F of one term for the given postings, with the statistics BM25FScorer takes."""
@@ -341,6 +422,15 @@ class Leaf:
             return {}
         btext, ids, weights = found
         return _boosted(dict(zip(ids, self.weigh(fieldname, btext, ids, weights), strict=True)), boost)
+
+
+def _binary_sum(parts: list[list[float]]) -> list[float]:
+    """make_binary_tree's sum of equal-length lists: halves added, recursively."""
+    if len(parts) == 1:
+        return parts[0]
+    stop.check()  # a phrase may repeat a word hundreds of times
+    half = len(parts) // 2
+    return list(map(add, _binary_sum(parts[:half]), _binary_sum(parts[half:])))
 
 
 def _expandable(q: query.Query) -> bool:
