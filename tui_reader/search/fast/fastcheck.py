@@ -1,8 +1,9 @@
 """score.py's answers against Whoosh's searcher on w3's self-check sample (selfcheck.py).
 
 Every fast path is run on the sample -- terms, ANDs, ORs, negations, phrases of words that occur
-once and of words that occur many times in a paper, a prefix -- and must give Whoosh's papers,
-order, scores and count. Type-ahead's best-blocks-first page (bounds.py) is run with a budget of
+once and of words that occur many times in a paper, a prefix, a wildcard, Every -- and must give
+Whoosh's papers, order, scores and count; selfcheck.py runs it on a W3 sample and on an array
+codec one (npleaf.py's paths). Type-ahead's best-blocks-first page (bounds.py) is run with a budget of
 one block, where it says whether its page is exact, and with a budget for every block, where it
 must be.
 """
@@ -37,6 +38,9 @@ def difference(ix: Any) -> str | None:
         query.And([t("title", "model"), query.Not(t("content", "kernel"))]),
         # plain words OR'ed with their title phrase, as Enter reads them (titlefirst.py)
         query.Or([query.And([t("content", w) for w in words]), query.Phrase("title", words)]),
+        query.Or([t("content", "graph"), t("content", "vision"), t("title", "model")], boost=2.0),
+        query.Wildcard("content", "*ne*"),
+        query.Every("title"),
     ]
     with ix.searcher() as s:
         for q in queries:
