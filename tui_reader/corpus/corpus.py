@@ -152,7 +152,7 @@ class Corpus:
         if start < stop:
             n = len(self._at)
             self._at.extend(range((f << 32) + start, (f << 32) + stop))
-            self.index_of.added(n, data, start, stop)
+            self.index_of.added(n, f, data, start, stop)
             if self._keys is not None and idents:
                 for i, ident in enumerate(idents, n):
                     self._register(i, ident)

@@ -8,7 +8,9 @@ parse cache, when the corpus is one file) and a dict of the papers added since i
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar, overload
 
 import numpy as np
@@ -119,20 +121,46 @@ class PaperTitles(_Papers):
         return data.titles
 
 
+@dataclass(slots=True)
+class _Runs:
+    """Runs of a parsed file's rows appended as papers, found through the file's own lookup
+    until the corpus files them: rows[k]..stops[k] are papers papers[k]..."""
+
+    data: FileData
+    rows: list[int] = field(default_factory=list)
+    stops: list[int] = field(default_factory=list)
+    papers: list[int] = field(default_factory=list)
+
+    def find(self, pid: str, ids: Sequence[str]) -> int | None:
+        assert self.data.lookup is not None
+        for r in self.data.lookup.candidates(pid):
+            k = bisect.bisect_right(self.rows, r) - 1
+            if k >= 0 and r < self.stops[k]:
+                paper = self.papers[k] + r - self.rows[k]
+                if ids[paper] == pid:
+                    return paper
+        return None
+
+
 class IdIndex(Mapping[str, int]):
-    """id -> paper: sorted hashes of the papers filed so far, and a dict of those added since."""
+    """id -> paper: sorted hashes of the papers filed so far, runs of large parsed files appended
+    since (their own lookups), and a dict of the other papers added since."""
 
     def __init__(self, corpus: Corpus) -> None:
         self._corpus = corpus
         self._filed: IdLookup | None = None
         self._recent: dict[str, int] = {}
-        self._unfiled = False  # papers appended in bulk from a parsed file, not filed yet
+        self._runs: dict[int, _Runs] = {}  # file -> its runs appended, not filed yet
 
     # -- filling (Corpus.grow) ----------------------------------------------------------------
-    def added(self, n: int, data: FileData, start: int, stop: int) -> None:
-        """Rows start..stop of ``data`` became papers n, n+1, ... (their ids none of the corpus's)."""
-        if data.lookup is not None and stop - start >= BULK:
-            self._unfiled = True
+    def added(self, n: int, f: int, data: FileData, start: int, stop: int) -> None:
+        """Rows start..stop of file f became papers n, n+1, ... (their ids none of the corpus's)."""
+        if data.lookup is not None and len(data) >= BULK:
+            runs = self._runs.setdefault(f, _Runs(data))
+            runs.data = data  # the file read again is the same rows (Corpus.grow)
+            runs.rows.append(start)
+            runs.stops.append(stop)
+            runs.papers.append(n)
         else:
             self._recent.update(zip(data.ids[start:stop], range(n, n + stop - start), strict=True))
 
@@ -141,7 +169,7 @@ class IdIndex(Mapping[str, int]):
 
     def freeze(self, always: bool = False) -> None:
         """File every paper under its hash (the dict emptied), when worth it or ``always``."""
-        if not (always or self._unfiled or len(self._recent) >= RECENT):
+        if not (always or self._runs or len(self._recent) >= RECENT):
             return
         c = self._corpus
         one = c.files[0].lookup if c.files else None
@@ -150,7 +178,7 @@ class IdIndex(Mapping[str, int]):
         else:
             self._filed = IdLookup.of_hashes(self._hashes())
         self._recent = {}
-        self._unfiled = False
+        self._runs = {}
 
     def _hashes(self) -> U64:
         """Each paper's id hash: a file's own where it has them, else computed."""
@@ -191,10 +219,12 @@ class IdIndex(Mapping[str, int]):
         found = self._recent.get(pid)
         if found is not None:
             return found
-        if self._unfiled:
-            self.freeze(always=True)
+        ids, n = self._corpus.ids, len(self._corpus)
+        for runs in list(self._runs.values()):
+            paper = runs.find(pid, ids)
+            if paper is not None:
+                return paper
         if self._filed is not None:
-            ids, n = self._corpus.ids, len(self._corpus)
             for row in self._filed.candidates(pid):
                 if row < n and ids[row] == pid:
                     return row
