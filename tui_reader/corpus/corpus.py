@@ -151,7 +151,7 @@ class Corpus:
         """Rows start..stop of file f, all papers not listed yet."""
         if start < stop:
             n = len(self._at)
-            self._at.extend(range((f << 32) + start, (f << 32) + stop))
+            self._at.frombytes(np.arange((f << 32) + start, (f << 32) + stop, dtype=np.uint64).tobytes())
             self.index_of.added(n, f, data, start, stop)
             if self._keys is not None and idents:
                 for i, ident in enumerate(idents, n):

@@ -8,14 +8,13 @@ parse cache, when the corpus is one file) and a dict of the papers added since i
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar, overload
 
 import numpy as np
+import numpy.typing as npt
 
-from tui_reader.corpus.strcol import U64, IdLookup, id_hash
+from tui_reader.corpus.strcol import U32, U64, hashes_of
 
 if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
@@ -24,7 +23,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 ROW = 0xFFFF_FFFF
 BULK = 4096  # rows of a parsed file appended at once from which the hashes find them, not a dict
-RECENT = 50_000  # papers in the dict from which finishing files them under their hashes
 
 
 class _Papers(Sequence[str]):
@@ -121,94 +119,72 @@ class PaperTitles(_Papers):
         return data.titles
 
 
-@dataclass(slots=True)
-class _Runs:
-    """Runs of a parsed file's rows appended as papers, found through the file's own lookup
-    until the corpus files them: rows[k]..stops[k] are papers papers[k]..."""
-
-    data: FileData
-    rows: list[int] = field(default_factory=list)
-    stops: list[int] = field(default_factory=list)
-    papers: list[int] = field(default_factory=list)
-
-    def find(self, pid: str, ids: Sequence[str]) -> int | None:
-        assert self.data.lookup is not None
-        for r in self.data.lookup.candidates(pid):
-            k = bisect.bisect_right(self.rows, r) - 1
-            if k >= 0 and r < self.stops[k]:
-                paper = self.papers[k] + r - self.rows[k]
-                if ids[paper] == pid:
-                    return paper
-        return None
+NONE = 0xFFFF_FFFF  # a file row that is no paper under its own id (folded, renamed, not merged yet)
 
 
 class IdIndex(Mapping[str, int]):
-    """id -> paper: sorted hashes of the papers filed so far, runs of large parsed files appended
-    since (their own lookups), and a dict of the other papers added since."""
+    """id -> paper. A large parsed file's papers are found through its own lookup (its rows by
+    id hash, from the parse cache) and which paper each row became (none: one file as it is);
+    the other papers (small files, a file still being parsed, renamed ids) through a dict."""
 
     def __init__(self, corpus: Corpus) -> None:
         self._corpus = corpus
-        self._filed: IdLookup | None = None
         self._recent: dict[str, int] = {}
-        self._runs: dict[int, _Runs] = {}  # file -> its runs appended, not filed yet
+        self._files: dict[int, tuple[FileData, U32 | None]] = {}  # file -> (its data, row -> paper)
 
     # -- filling (Corpus.grow) ----------------------------------------------------------------
     def added(self, n: int, f: int, data: FileData, start: int, stop: int) -> None:
         """Rows start..stop of file f became papers n, n+1, ... (their ids none of the corpus's)."""
-        if data.lookup is not None and len(data) >= BULK:
-            runs = self._runs.setdefault(f, _Runs(data))
-            runs.data = data  # the file read again is the same rows (Corpus.grow)
-            runs.rows.append(start)
-            runs.stops.append(stop)
-            runs.papers.append(n)
-        else:
+        if data.lookup is None or len(data) < BULK:
             self._recent.update(zip(data.ids[start:stop], range(n, n + stop - start), strict=True))
+            return
+        _, paper_of = self._files.get(f, (data, None))
+        if paper_of is None or paper_of.size != len(data):
+            before = paper_of if paper_of is not None else np.arange(n if f in self._files else 0)
+            paper_of = np.full(len(data), NONE, np.uint32)
+            paper_of[: before.size] = before[: len(data)]
+        paper_of[start:stop] = np.arange(n, n + stop - start, dtype=np.uint32)
+        self._files[f] = (data, paper_of)
 
     def put(self, pid: str, i: int) -> None:
         self._recent[pid] = i
 
-    def freeze(self, always: bool = False) -> None:
-        """File every paper under its hash (the dict emptied), when worth it or ``always``."""
-        if not (always or self._runs or len(self._recent) >= RECENT):
+    def freeze(self) -> None:
+        """Every file in: each large parsed file's papers found through its lookup (one file as
+        it is needs nothing more), the dict keeping only the rest."""
+        c = self._corpus
+        large = [f for f, data in enumerate(c.files) if data.lookup is not None and len(data) >= BULK]
+        if not large:
             return
-        c = self._corpus
-        one = c.files[0].lookup if c.files else None
-        if one is not None and c.plain():
-            self._filed = one  # one file as it is: its own lookup, nothing computed
-        else:
-            self._filed = IdLookup.of_hashes(self._hashes())
-        self._recent = {}
-        self._runs = {}
-
-    def _hashes(self) -> U64:
-        """Each paper's id hash: a file's own where it has them, else computed."""
-        c = self._corpus
+        if c.plain():
+            self._files = {0: (c.files[0], None)}
+            self._recent = {}
+            return
         n = len(c._at)
         locs = np.frombuffer(c._at, np.uint64).copy()
         for i, loc in c._id_at.items():
             locs[i] = loc
-        out = np.zeros(n, np.uint64)
-        files = locs >> np.uint64(32)
-        rows = (locs & np.uint64(ROW)).astype(np.int64)
-        order = np.argsort(files, kind="stable")
-        bounds = np.searchsorted(files[order], np.arange(len(c.files) + 1, dtype=np.uint64))
-        for f, data in enumerate(c.files):
-            papers = order[bounds[f] : bounds[f + 1]]
-            if not papers.size:
-                continue
-            if data.lookup is not None:
-                out[papers] = data.lookup.by_row()[rows[papers]]
-            else:
-                out[papers] = [id_hash(data.ids[r]) for r in rows[papers]]
-        for i, pid in c._renamed.items():
-            out[i] = id_hash(pid)
-        return out
+        own = np.ones(n, np.bool_)  # papers under their record's id
+        own[list(c._renamed)] = False
+        files, rows = locs >> np.uint64(32), (locs & np.uint64(ROW)).astype(np.int64)
+        filed = np.zeros(n, np.bool_)
+        for f in large:
+            chosen = own & (files == f)
+            paper_of = np.full(len(c.files[f]), NONE, np.uint32)
+            paper_of[rows[chosen]] = chosen.nonzero()[0]
+            self._files[f] = (c.files[f], paper_of)
+            filed |= chosen
+        self._recent = {pid: i for pid, i in self._recent.items() if not filed[i]}
 
-    def hashes_held(self, hashes: U64) -> np.ndarray:
+    def hashes_held(self, hashes: U64) -> npt.NDArray[np.bool_]:
         """Which of these id hashes some paper's id may have (compare the strings)."""
-        self.freeze(always=True)
-        assert self._filed is not None
-        return self._filed.among(hashes)
+        held = np.zeros(hashes.size, np.bool_)
+        for data, _ in self._files.values():
+            assert data.lookup is not None
+            held |= data.lookup.among(hashes)
+        if self._recent:
+            held |= np.isin(hashes, hashes_of(self._recent))
+        return held
 
     # -- the mapping ---------------------------------------------------------------------------
     @overload
@@ -219,15 +195,13 @@ class IdIndex(Mapping[str, int]):
         found = self._recent.get(pid)
         if found is not None:
             return found
-        ids, n = self._corpus.ids, len(self._corpus)
-        for runs in list(self._runs.values()):
-            paper = runs.find(pid, ids)
-            if paper is not None:
-                return paper
-        if self._filed is not None:
-            for row in self._filed.candidates(pid):
-                if row < n and ids[row] == pid:
-                    return row
+        n = len(self._corpus._at)
+        for data, paper_of in list(self._files.values()):
+            assert data.lookup is not None
+            for r in data.lookup.candidates(pid):
+                paper = r if paper_of is None else int(paper_of[r])
+                if paper < n and data.ids[r] == pid:
+                    return paper
         return default
 
     def __getitem__(self, pid: str) -> int:
