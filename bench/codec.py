@@ -199,6 +199,9 @@ def enter(corpus_path: Path, keep: Path, per_kind: int, seed: int) -> int:
         for a, b in zip(answers["w3"], answers["np"], strict=True)
     )
     print("answers: the same on both indexes" if same else "answers DIFFER between the indexes")
+    from tui_reader.search.fast import health
+
+    print(f"fast paths: {health.status()}")
     corpus.close()
     return 0 if same else 1
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_codec import BLOCK, corpus, write
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_codec import BLOCK, WORDS, corpus, write
 from whoosh import query
 from whoosh.codec.whoosh3 import W3Codec
 from whoosh.qparser import QueryParser
 
-from tui_reader.search.fast import npleaf, score
+from tui_reader.search.fast import blocks_np, npleaf, score
 from tui_reader.search.fast.codec import NpCodec
 
 T = query.Term
@@ -95,8 +97,17 @@ def compare(index: Any, q: query.Query, limit: int = 10) -> int:
         return total
 
 
+@pytest.fixture(params=["search", "bitmap"])
+def side(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both sides of blocks_np's switch from binary search to bitmaps (BITMAP_MIN)."""
+    if request.param == "bitmap":
+        monkeypatch.setattr(blocks_np, "BITMAP_MIN", 1)
+        monkeypatch.setattr(blocks_np, "BITMAP_RATIO", 10**9)
+    return str(request.param)
+
+
 @pytest.mark.parametrize("text", QUERIES)
-def test_enter_is_whooshs_answer(ix: Any, text: str) -> None:
+def test_enter_is_whooshs_answer(ix: Any, text: str, side: str) -> None:
     compare(ix, _parse(ix, text))
 
 
@@ -118,7 +129,7 @@ def test_enter_is_whooshs_answer(ix: Any, text: str) -> None:
     ],
     ids=repr,
 )
-def test_shapes(ix: Any, q: query.Query) -> None:
+def test_shapes(ix: Any, q: query.Query, side: str) -> None:
     compare(ix, q)
 
 
@@ -127,6 +138,24 @@ def test_shapes(ix: Any, q: query.Query) -> None:
 )
 def test_past_five_thousand_papers(big: Any, text: str) -> None:
     assert compare(big, _parse(big, text)) > 0
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    bodies=st.lists(st.lists(st.sampled_from(WORDS[:3]), min_size=1, max_size=12).map(" ".join), min_size=1,
+                    max_size=40),
+    words=st.lists(st.sampled_from(WORDS[:3]), min_size=1, max_size=3),
+    slop=st.integers(1, 3),
+)  # fmt: skip
+def test_generated_phrases(
+    tmp_path_factory: pytest.TempPathFactory, bodies: list[str], words: list[str], slop: int
+) -> None:
+    """Phrases of repeated words, at a paper's first position, with slop: SpanNear2's answer."""
+    path = tmp_path_factory.mktemp("npphrase")
+    index = write(
+        path, [{"id": str(i), "body": b} for i, b in enumerate(bodies)], [NpCodec(blocklimit=4)] * 2
+    )
+    compare(index, query.Phrase("body", words, slop=slop))
 
 
 def test_queries_it_does_not_cover_go_to_whoosh(ix: Any) -> None:

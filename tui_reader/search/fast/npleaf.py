@@ -88,7 +88,7 @@ class NpLeaf:
             self.reader, fieldname, btext, wanted, positions=False, deleted=self.deleted
         )
         if wanted is not None:
-            arrays = arrays.select(blocks_np.intersect(arrays.ids, wanted)[0])
+            arrays = arrays.select(blocks_np.members(arrays.ids, wanted))
         return arrays.ids, blocks_np.term_scores(self.searcher, fieldname, btext, arrays)
 
     def _btext(self, fieldname: str, text: Any) -> bytes | None:
@@ -141,7 +141,7 @@ class NpLeaf:
                 scores = np.ones(ids.size)
             else:
                 docs, values = found[i]
-                scores = values[np.searchsorted(docs, ids)]
+                scores = values if docs.size == ids.size else values[blocks_np.members(docs, ids)]
             parts.append((-sizes[i], scores))
         return ids, _weighted(parts, np.add)
 
@@ -174,16 +174,18 @@ class NpLeaf:
             btexts.append(btext)
         distinct = sorted(dict.fromkeys(btexts), key=lambda b: self.reader.doc_frequency(q.fieldname, b))
         ids = wanted
-        arrays: dict[bytes, blocks_np.TermArrays] = {}
-        for btext in distinct:
-            found = blocks_np.block_arrays(self.reader, q.fieldname, btext, ids, deleted=self.deleted)
-            arrays[btext] = found
-            ids = found.ids if ids is None else ids[blocks_np.intersect(ids, found.ids)[0]]
-            stop.check()
+        last = None
+        for k, btext in enumerate(distinct):  # the papers with every word, rarest word first
+            if k < len(distinct) - 1:
+                ids = self._ids(q.fieldname, btext, ids)
+            else:  # the commonest word's positions read here, in the blocks of those papers only
+                last = self._positions(q.fieldname, btext, ids)
+                ids = last.ids
             if not ids.size:
                 return EMPTY
-        assert ids is not None
-        chosen = {b: a.select(blocks_np.intersect(a.ids, ids)[0]) for b, a in arrays.items()}
+        assert ids is not None and last is not None
+        chosen = {b: self._positions(q.fieldname, b, ids) for b in distinct[:-1]}
+        chosen[distinct[-1]] = last
         held = holding([chosen[b] for b in btexts], ids.size, q.slop)
         if not held.size:
             return EMPTY
@@ -191,6 +193,11 @@ class NpLeaf:
             b: blocks_np.term_scores(self.searcher, q.fieldname, b, chosen[b].select(held)) for b in chosen
         }
         return ids[held], blocks_np.binary_sum([scored[b] for b in btexts])
+
+    def _positions(self, fieldname: str, btext: bytes, wanted: np.ndarray | None) -> blocks_np.TermArrays:
+        """A word's postings with positions, those of ``wanted``'s papers only if given."""
+        arrays = blocks_np.block_arrays(self.reader, fieldname, btext, wanted, deleted=self.deleted)
+        return arrays if wanted is None else arrays.select(blocks_np.members(arrays.ids, wanted))
 
     # -- expansions and Every -------------------------------------------------------------------
     def _expanded(self, q: Any, wanted: np.ndarray | None) -> Arrays:
@@ -213,7 +220,7 @@ class NpLeaf:
         arrays = blocks_np.block_arrays(
             self.reader, fieldname, btext, wanted, positions=False, deleted=self.deleted
         )
-        return arrays.ids if wanted is None else arrays.ids[blocks_np.intersect(arrays.ids, wanted)[0]]
+        return arrays.ids if wanted is None else arrays.ids[blocks_np.members(arrays.ids, wanted)]
 
     def _every(self, fieldname: str | None, boost: float, wanted: np.ndarray | None) -> Arrays:
         """Every.matcher: the papers with any term in the field (a length byte), each ``boost``
@@ -227,17 +234,16 @@ class NpLeaf:
             if found is None:
                 raise Unsupported("a field without lengths")
             docs = found
-        if self.deleted.size:
-            docs = docs[~np.isin(docs, self.deleted, assume_unique=True)]
+        docs = _without((docs, docs), self.deleted)[0]
         if wanted is not None:
-            docs = docs[blocks_np.intersect(docs, wanted)[0]]
+            docs = docs[blocks_np.members(docs, wanted)]
         return docs, np.full(docs.size, float(boost or 1.0))
 
 
 def holding(chosen: list[blocks_np.TermArrays], n: int, slop: int) -> np.ndarray:
     """Indices of the documents (0..n-1, each word's postings being those n in order) where
     word i + 1 stands within ``slop`` positions after word i, for a chain through every word:
-    SpanNear2's test, on (document << 32 | position) keys."""
+    SpanNear2's test, on (document << 32 | position) keys, sorted as they come."""
     ends: np.ndarray | None = None
     for arrays in chosen:
         if arrays.positions is None or arrays.offsets is None:
@@ -247,13 +253,21 @@ def holding(chosen: list[blocks_np.TermArrays], n: int, slop: int) -> np.ndarray
         if ends is None:
             ends = keys
             continue
-        floor = np.maximum(keys - slop, owner << 32)  # within the same document
-        found = np.searchsorted(ends, keys, "left") > np.searchsorted(ends, floor, "left")
+        if slop == 1:  # the word before at p - 1 (p - 1 < 0 is another paper's key: never a position)
+            before = keys - 1
+            at = np.minimum(np.searchsorted(ends, before), ends.size - 1)
+            found = ends[at] == before
+        else:
+            floor = np.maximum(keys - slop, owner << 32)  # within the same document
+            found = np.searchsorted(ends, keys, "left") > np.searchsorted(ends, floor, "left")
         ends = keys[found]
         stop.check()
         if not ends.size:
             return blocks_np.EMPTY_I
-    return blocks_np.EMPTY_I if ends is None else np.unique(ends >> 32)
+    if ends is None:
+        return blocks_np.EMPTY_I
+    docs = ends >> 32
+    return docs[np.concatenate(([True], docs[1:] != docs[:-1]))]
 
 
 def _weighted(parts: list[tuple[int, Any]], combine: Callable[[Any, Any], Any]) -> Any:
@@ -266,22 +280,25 @@ def _weighted(parts: list[tuple[int, Any]], combine: Callable[[Any, Any], Any]) 
 
 
 def _union(a: Arrays, b: Arrays) -> Arrays:
-    """UnionMatcher: every doc of either, the two scores added where both match."""
+    """UnionMatcher: every doc of either, the two scores added where both match. An OR with
+    its title phrase (titlefirst.py) meets the case where one holds the other's papers."""
     if not a[0].size:
         return b
     if not b[0].size:
         return a
-    docs = np.union1d(a[0], b[0])
-    ia, ib = np.searchsorted(docs, a[0]), np.searchsorted(docs, b[0])
-    in_a = np.zeros(docs.size, bool)
-    in_a[ia] = True
-    scores = np.zeros(docs.size)
-    scores[ia] = a[1]
-    shared = in_a[ib]
-    scores[ib[~shared]] = b[1][~shared]
-    at = ib[shared]
+    if a[0].size < b[0].size:
+        b, a = a, b  # a + b == b + a: the larger one first
+    at = blocks_np.members(a[0], b[0])  # a's papers that b has
+    scores = a[1].copy()
+    if at.size == b[0].size:  # b's papers all in a
+        scores[at] = scores[at] + b[1]
+        return a[0], scores
+    shared = np.zeros(b[0].size, bool)
+    shared[blocks_np.members(b[0], a[0])] = True
     scores[at] = scores[at] + b[1][shared]
-    return docs, scores
+    docs = np.concatenate((a[0], b[0][~shared]))
+    order = np.argsort(docs, kind="stable")  # two sorted runs: merged
+    return docs[order], np.concatenate((scores, b[1][~shared]))[order]
 
 
 def _accumulated(parts: list[Arrays], boost: float) -> Arrays:
@@ -300,7 +317,8 @@ def _accumulated(parts: list[Arrays], boost: float) -> Arrays:
 def _without(found: Arrays, excluded: np.ndarray) -> Arrays:
     if not excluded.size or not found[0].size:
         return found
-    keep = ~np.isin(found[0], excluded, assume_unique=True)
+    keep = np.ones(found[0].size, bool)
+    keep[blocks_np.members(found[0], excluded)] = False
     return found[0][keep], found[1][keep]
 
 
