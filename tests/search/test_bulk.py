@@ -10,7 +10,7 @@ from support import SEEDS
 
 from bench import corpusgen
 from tui_reader.corpus.corpus import Corpus, load_corpus
-from tui_reader.search.index.build import bulk, plan, transport
+from tui_reader.search.index.build import bulk, codec, merge, plan, transport
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.index.schema import document, make_schema
 from tui_reader.search.searcher import Searcher
@@ -30,7 +30,7 @@ def _build(folder: Path, corpus: Corpus, procs: int | None) -> whoosh.index.Inde
     """procs=None: Whoosh's own writer; otherwise the bulk builder with that many workers."""
     folder.mkdir()
     ix = whoosh.index.create_in(str(folder), make_schema())
-    writer = ix.writer()
+    writer = ix.writer(codec=codec())
     if procs is None:
         for i in range(len(corpus)):
             writer.add_document(**document(corpus, i))
@@ -79,8 +79,11 @@ def _assert_same_index(a: whoosh.index.Index, b: whoosh.index.Index, docs: int) 
                 ib.min_id(),
                 ib.max_id(),
             ), (field, term)
-            assert ia.weight() == pytest.approx(ib.weight(), rel=1e-6)
+            assert ia.weight() == ib.weight()
             assert _postings(ra, field, term) == _postings(rb, field, term), (field, term)
+            # the posting list itself, byte for byte
+            bytes_a = ra.postings(field, term).list_bytes()
+            assert bytes_a == rb.postings(field, term).list_bytes(), (field, term)
         for field in rb.schema.names():
             assert ra.field_length(field) == rb.field_length(field)
             assert [ra.doc_field_length(d, field) for d in range(docs)] == [
@@ -92,13 +95,24 @@ def _assert_same_index(a: whoosh.index.Index, b: whoosh.index.Index, docs: int) 
         rb.close()
 
 
-@pytest.mark.parametrize(("procs", "round_size"), [(1, plan.ROUND), (2, plan.ROUND), (2, 150)])
+@pytest.mark.parametrize(
+    ("procs", "round_size", "slice_postings"),
+    [(1, plan.ROUND, None), (2, plan.ROUND, None), (2, 150, None), (2, 150, 2000)],
+)
 def test_bulk_segment_holds_what_whooshs_writer_writes(
-    generated: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, procs: int, round_size: int
+    generated: Corpus,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    procs: int,
+    round_size: int,
+    slice_postings: int | None,
 ) -> None:
-    """procs=2: two workers, most terms stitched from both; round_size=150: three ranges, the
-    first worker taking two of them one after the other."""
+    """procs=2: two workers, most terms merged from both; round_size=150: three ranges, the
+    first worker taking two of them one after the other; slice_postings=2000: each field merged
+    in several tasks, dealt to both workers."""
     monkeypatch.setattr(plan, "ROUND", round_size)
+    if slice_postings:
+        monkeypatch.setattr(merge, "SLICE", slice_postings)
     ours = _build(tmp_path / "bulk", generated, procs)
     theirs = _build(tmp_path / "whoosh", generated, None)
     assert len(ours._segments()) == 1

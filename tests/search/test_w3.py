@@ -13,7 +13,7 @@ from whoosh import query
 from tui_reader.corpus.corpus import load_corpus
 from tui_reader.search.fast import fastcheck, health, score, selfcheck, w3
 from tui_reader.search.fast import selfcheck as check
-from tui_reader.search.index.build import BulkBuild, BulkUnsupported
+from tui_reader.search.index.build import BulkBuild, BulkUnsupported, merge
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.index.schema import make_schema
 from tui_reader.search.searcher import Searcher
@@ -97,9 +97,10 @@ def test_a_wrong_accessor_switches_the_fast_paths_off_with_one_notice(
 def test_a_wrong_stitch_makes_the_build_use_whooshs_writer(
     seed_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Blocks joined without the last-block mark flipped: Whoosh would stop reading at the end of
-    the first range. The check sees it; builds go to Whoosh's writer; searches still agree."""
-    monkeypatch.setattr(w3, "joined", lambda data, at, first, last: data if first else data[w3.MAGIC_LEN :])
+    """Ranges merged without their positions put back in docnum order: a term's postings in two
+    ranges get each other's positions. The check sees it; builds go to Whoosh's writer;
+    searches still agree."""
+    monkeypatch.setattr(merge, "_moved", lambda positions, counts, by: positions)
     assert not selfcheck.status().ok and "postings" in (selfcheck.status().reason or "")
     writer = whoosh.index.create_in(str(tmp_path), make_schema()).writer()
     with pytest.raises(BulkUnsupported, match="fast paths off"):

@@ -26,6 +26,7 @@ from whoosh.filedb.filestore import RamStorage
 from tui_reader import paths
 from tui_reader.atomic import atomic_write_bytes
 from tui_reader.search.fast import fastcheck, health
+from tui_reader.search.fast.codec import NpCodec
 from tui_reader.search.index.build.bulk import BulkBuild
 
 BLOCK = 4  # postings per block in the sample
@@ -156,7 +157,7 @@ def sample_indexes() -> tuple[Any, Any]:
         writer.add_document(**doc)
     writer.commit()
     ours = _Memory().create_index(make_schema())
-    writer = ours.writer(codec=W3Codec(blocklimit=BLOCK))
+    writer = ours.writer(codec=NpCodec(blocklimit=BLOCK))  # the bulk build writes NpCodec segments
     build = BulkBuild(writer, len(docs), procs=1, ranges=2)
     try:
         for i in build.order():

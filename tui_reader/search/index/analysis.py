@@ -188,6 +188,12 @@ class _Fused(Analyzer):
                 token.pos = pos
             yield token
 
+    def tokens(self, value: str) -> tuple[list[str], list[int]]:
+        """The chain's tokens and their positions (positions=True), in order: what the bulk
+        build gathers (index/build/gather.py)."""
+        kept = self._kept(value)
+        return [t for t, _ in kept], [p for _, p in kept]
+
     def positions(self, value: str) -> dict[str, list[int]]:
         """Each token's positions, as the chain gives them with positions=True (bulk indexing)."""
         out: dict[str, list[int]] = {}
@@ -200,12 +206,25 @@ class _Fused(Analyzer):
         return out
 
 
+class _StemCache(dict[str, str]):
+    """word -> its stem, or "" if the chain drops it; a missing word is stemmed once."""
+
+    def __init__(self, stem: Any) -> None:
+        super().__init__()
+        self.stem = stem
+
+    def __missing__(self, word: str) -> str:
+        stemmed = self[word] = self.stem(word) or ""
+        return stemmed
+
+
 class FastStemAnalyzer(_Fused):
     """``stem_chain()``: words, lowercased, accents folded, stop words out, Porter stems."""
 
     def __init__(self) -> None:
         super().__init__()
         self._stems: dict[str, str | None] = {}  # word -> its stem, or None if the chain drops it
+        self._cache = _StemCache(self._stem)
 
     def _make_chain(self) -> Any:
         return stem_chain()
@@ -227,6 +246,19 @@ class FastStemAnalyzer(_Fused):
                 pos = i if pos is None else pos + 1
                 out.append((stemmed, pos))
         return out
+
+    def tokens(self, value: str) -> tuple[list[str], list[int]]:
+        """``_kept`` as two lists, the stems looked up in C (``_StemCache``): most of the work
+        of a bulk build. Stopped words leave no gap, so the positions run on from the first
+        kept word's own index."""
+        stems = list(map(self._cache.__getitem__, _WORDS(_folded(value))))
+        kept = [s for s in stems if s]
+        if not kept:
+            return kept, []
+        first = 0
+        while not stems[first]:
+            first += 1
+        return kept, list(range(first, first + len(kept)))
 
     def positions(self, value: str) -> dict[str, list[int]]:
         """``_kept`` grouped by stem, in one loop: this is most of the work of a bulk build."""
@@ -254,6 +286,10 @@ class FastFoldAnalyzer(_Fused):
 
     def _kept(self, value: str) -> list[tuple[str, int]]:
         return [(word, i) for i, word in enumerate(_WORDS(_folded(value)))]
+
+    def tokens(self, value: str) -> tuple[list[str], list[int]]:
+        words = _WORDS(_folded(value))
+        return words, list(range(len(words)))
 
 
 class FastAuthorsAnalyzer(_Fused):

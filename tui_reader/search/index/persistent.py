@@ -33,7 +33,7 @@ from tui_reader.corpus.text import clean_label
 from tui_reader.errors import CacheUnusable, IndexBusy, IndexDamaged
 from tui_reader.search.fast import selfcheck
 from tui_reader.search.index import faults, leftovers
-from tui_reader.search.index.build import BulkBuild, BulkFailed, BulkUnsupported
+from tui_reader.search.index.build import BulkBuild, BulkFailed, BulkUnsupported, codec
 from tui_reader.search.index.schema import SCHEMA_VERSION, document, make_schema
 from tui_reader.search.index.storage import MappedStorage
 
@@ -272,7 +272,7 @@ class SearchIndex:
         raises BulkUnsupported when w3's self-check switched the fast paths off."""
         selfcheck.status()  # the gate: BulkBuild refuses when the fast paths are off
         corpus, n = self.corpus, len(self.corpus)
-        writer = ix.writer()
+        writer = ix.writer(codec=codec())
         build = None
         try:
             build = BulkBuild(
@@ -295,7 +295,7 @@ class SearchIndex:
     def _standard(self, ix: whoosh.index.Index, progress: Progress | None) -> None:
         """Whoosh's own writer, for a writer or schema build/ does not reproduce."""
         corpus, n = self.corpus, len(self.corpus)
-        writer = ix.writer(limitmb=128)
+        writer = ix.writer(limitmb=128, codec=codec())
         step = max(1, n // 200)
         try:
             for i in range(n):
@@ -327,7 +327,7 @@ class SearchIndex:
         changed = [pid for pid, sig in new.items() if pid in old and old[pid] != sig]
         ix = whoosh.index.open_dir(str(self.dir))
         try:
-            writer = ix.writer(timeout=30.0, delay=0.1)
+            writer = ix.writer(timeout=30.0, delay=0.1, codec=codec())
         except whoosh.index.LockError as exc:
             raise IndexBusy("another tui-reader is writing this index") from exc
         total = len(removed) + len(added) + len(changed)

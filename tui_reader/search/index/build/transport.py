@@ -1,11 +1,12 @@
 """Between the bulk builder and its worker processes: pickles over pipes, and part files.
 
-Parent to worker, on the worker's stdin: a header ``(pickled schema, folder, block params)``,
-then chunks of ``(docnum, document)`` until None. Worker to parent, on its stdout: ``("added",
-n)`` per chunk; per range ``("lengths", base, count, {field: lengths})`` (the parent writes the
-per-document data meanwhile), ``("written", done, total)`` while it writes, and ``("done",
-base)`` once the range's part file -- its posting blocks, ``part-BASE.pst`` -- and the file's
-term table (``.terms``) are complete; ``("error", traceback)`` if it fails.
+Parent to worker, on the worker's stdin: a header ``(pickled schema, folder, block limit)``,
+then chunks of ``(docnum, document)`` until None; then ``("runs", run paths, total)`` and merge
+tasks ``("task", merge.Task)`` until None. Worker to parent, on its stdout: ``("added", n)`` per
+chunk; ``("done", path)`` once a range's run file (``part-BASE.pst``, runs.py) and its table
+(``.terms``) are written (the parent writes the per-document data meanwhile); ``("chunk", number,
+path, terms, infos)`` per merge task (its lists in ``chunk-N.pst``); ``("error", traceback)`` if
+it fails.
 """
 
 from __future__ import annotations
@@ -22,8 +23,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 Doc = dict[str, Any]
-Header = tuple[bytes, str, tuple[int, int]]  # pickled schema, folder for part files, block params
-Part = dict[str, Any]  # base, count, path, fields: {name: (terms, term infos, last-block offsets)}
+Header = tuple[bytes, str, int]  # pickled schema, folder for run and chunk files, block limit
 
 _STOP = object()  # tells a feeder thread to end
 PARENT_ENV = "TUI_READER_BUILD_PARENT"  # the pid a worker ends with (worker.die_with_parent)
@@ -43,14 +43,9 @@ def part_path(folder: str | Path, base: int) -> Path:
     return Path(folder) / f"part-{base}.pst"
 
 
-def write_table(part: Part) -> None:
-    with open(f"{part['path']}.terms", "wb") as fh:
-        pickle.dump(part, fh, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-def read_table(folder: str | Path, base: int) -> Part:
-    with open(f"{part_path(folder, base)}.terms", "rb") as fh:
-        return pickle.load(fh)
+def chunk_path(folder: str | Path, number: int) -> Path:
+    """Where merge task ``number`` writes its posting lists."""
+    return Path(folder) / f"chunk-{number}.pst"
 
 
 # -- the worker's side --------------------------------------------------------------------------
@@ -64,7 +59,8 @@ class Pipe:
     def header(self) -> Header:
         return pickle.load(self.inbox)
 
-    def chunks(self) -> Iterator[list[tuple[int, Doc]]]:
+    def chunks(self) -> Iterator[Any]:
+        """What the parent sends until a None: chunks of documents, then merge tasks."""
         while (chunk := pickle.load(self.inbox)) is not None:
             yield chunk
 

@@ -1,0 +1,76 @@
+"""Where a cold index build's time goes: phase times, CPU seconds and peak memory for one file.
+
+    python -m bench.build_profile FILE [--procs 2] [--cache DIR]
+
+The collection is loaded first (from the parse cache under ``--cache``, parsed once if it is not
+there) and not timed; then a full rebuild (``SearchIndex.ensure(rebuild=True)``) is timed: wall
+seconds at each phase change, the parent's and the workers' CPU seconds (``getrusage``), the
+parent's and the largest worker's peak RSS, and the index's size on disk. Run it niced on a
+quiet machine; on a busy one compare CPU seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+
+def _rss_mb(who: int) -> float:
+    return resource.getrusage(who).ru_maxrss / 1024
+
+
+def _cpu(who: int) -> float:
+    r = resource.getrusage(who)
+    return r.ru_utime + r.ru_stime
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("file", type=Path)
+    ap.add_argument("--procs", type=int, default=None)
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/build-profile"))
+    args = ap.parse_args(argv)
+    os.environ["XDG_CACHE_HOME"] = str(args.cache / "cache")
+    os.environ["XDG_DATA_HOME"] = str(args.cache / "data")
+    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.search.index.persistent import SearchIndex
+
+    t0 = time.perf_counter()
+    corpus = load_corpus([args.file])
+    print(f"loaded {len(corpus):,} papers in {time.perf_counter() - t0:.1f} s (not timed below)", flush=True)
+    rss_loaded = _rss_mb(resource.RUSAGE_SELF)
+    cpu0 = _cpu(resource.RUSAGE_SELF)
+    kids0 = _cpu(resource.RUSAGE_CHILDREN)
+    last: list[str | None] = [None]
+    start = time.perf_counter()
+
+    def progress(done: int, total: int, phase: str) -> None:
+        if phase != last[0]:
+            cpu = _cpu(resource.RUSAGE_SELF) - cpu0
+            print(
+                f"  {time.perf_counter() - start:7.1f} s  parent cpu {cpu:6.1f} s  {phase} {done}/{total}",
+                flush=True,
+            )
+            last[0] = phase
+
+    index = SearchIndex(corpus)
+    report = index.ensure(progress=progress, rebuild=True, procs=args.procs)
+    wall = time.perf_counter() - start
+    parent = _cpu(resource.RUSAGE_SELF) - cpu0
+    workers = _cpu(resource.RUSAGE_CHILDREN) - kids0
+    size = sum(f.stat().st_size for f in index.dir.iterdir() if f.is_file()) / 2**20
+    index.close()
+    print(f"build {wall:.1f} s ({report.action}); cpu parent {parent:.1f} s, workers {workers:.1f} s")
+    print(
+        f"peak rss: parent {_rss_mb(resource.RUSAGE_SELF):.0f} MB (after loading {rss_loaded:.0f}), "
+        f"largest worker {_rss_mb(resource.RUSAGE_CHILDREN):.0f} MB; index {size:.0f} MB"
+    )
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
