@@ -6,8 +6,10 @@ a tree of unions at two clauses or past 5,000) and of the phrase's slop."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,7 +18,7 @@ from whoosh import query
 from whoosh.codec.whoosh3 import W3Codec
 from whoosh.qparser import QueryParser
 
-from tui_reader.search.fast import blocks_np, npleaf, score
+from tui_reader.search.fast import blocks_np, docsets, npleaf, score
 from tui_reader.search.fast.codec import NpCodec
 
 T = query.Term
@@ -99,10 +101,10 @@ def compare(index: Any, q: query.Query, limit: int = 10) -> int:
 
 @pytest.fixture(params=["search", "bitmap"])
 def side(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Both sides of blocks_np's switch from binary search to bitmaps (BITMAP_MIN)."""
+    """Both sides of docsets' switch from binary search to bitmaps (BITMAP_MIN)."""
     if request.param == "bitmap":
-        monkeypatch.setattr(blocks_np, "BITMAP_MIN", 1)
-        monkeypatch.setattr(blocks_np, "BITMAP_RATIO", 10**9)
+        monkeypatch.setattr(docsets, "BITMAP_MIN", 1)
+        monkeypatch.setattr(docsets, "BITMAP_RATIO", 10**9)
     return str(request.param)
 
 
@@ -156,6 +158,33 @@ def test_generated_phrases(
         path, [{"id": str(i), "body": b} for i, b in enumerate(bodies)], [NpCodec(blocklimit=4)] * 2
     )
     compare(index, query.Phrase("body", words, slop=slop))
+
+
+def test_only_the_wanted_postings_and_their_positions(tmp_path: Path) -> None:
+    """``only``: the wanted papers' postings, their positions picked from blocks of 1-, 2- and
+    4-byte deltas (a word 300 and 70,000 tokens in), one block or several, as the whole list."""
+    docs = [{"id": str(i), "body": "ww xx " * (i % 5) + ("pad " * 300 if i % 7 == 0 else "") + "ww"}
+            for i in range(60)]  # fmt: skip
+    docs[13]["body"] = "pad " * 70_000 + "ww ww"
+    index = write(tmp_path / "np", docs, [NpCodec(blocklimit=8)])
+    rng = np.random.default_rng(5)
+    with index.searcher() as s:
+        reader = s.reader()
+        full = blocks_np.block_arrays(reader, "body", "ww")
+        assert full.positions is not None and int(np.diff(full.positions).max()) >= 1 << 16
+        for size in (1, 3, 7, 25, 60):
+            wanted = np.unique(rng.integers(0, 60, size))
+            for positions in (True, False):
+                got = blocks_np.block_arrays(reader, "body", "ww", wanted, positions=positions, only=True)
+                want = full.select(docsets.members(full.ids, wanted))
+                assert got.ids.tolist() == want.ids.tolist()
+                assert got.weights.tolist() == want.weights.tolist()
+                assert got.lengths.tolist() == want.lengths.tolist()
+                if positions:
+                    assert got.positions is not None and want.positions is not None
+                    assert got.positions.tolist() == want.positions.tolist()
+                    assert got.offsets is not None and want.offsets is not None
+                    assert got.offsets.tolist() == want.offsets.tolist()
 
 
 def test_queries_it_does_not_cover_go_to_whoosh(ix: Any) -> None:

@@ -25,6 +25,7 @@ from whoosh.util.numeric import byte_to_length, length_to_byte
 
 from tui_reader.search.fast import columns
 from tui_reader.search.fast.codec import NpLeafMatcher
+from tui_reader.search.fast.docsets import intersect, members
 
 LENGTHS = np.array([byte_to_length(i) for i in range(256)], dtype=np.float64)
 EMPTY_I = np.zeros(0, np.int64)
@@ -72,11 +73,14 @@ def block_arrays(
     wanted: np.ndarray | None = None,
     positions: bool = True,
     deleted: np.ndarray | None = None,
+    only: bool = False,
 ) -> TermArrays:
     """(ids, weights, lengths, positions, offsets) of a term in a leaf (segment) reader; with
     ``wanted`` (sorted docnums) an array segment decodes only the blocks that may hold them,
     so the arrays hold every wanted posting and maybe others. Without ``positions`` they are
-    not decoded (None). ``deleted``: the segment's deleted docnums, sorted, if known."""
+    not decoded (None). ``deleted``: the segment's deleted docnums, sorted, if known. ``only``:
+    the postings of ``wanted``'s papers and no others (an array segment decodes only their
+    positions)."""
     fieldobj = reader.schema[fieldname]
     btext = fieldobj.to_bytes(text) if isinstance(text, str) else text
     has_positions = positions and fieldobj.format is not None and fieldobj.format.supports("positions")
@@ -85,8 +89,9 @@ def block_arrays(
     m = reader.postings(fieldname, btext)
     raw = m.child if isinstance(m, FilterMatcher) else m
     if not isinstance(raw, NpLeafMatcher):
-        return by_matcher(reader, fieldname, m, has_positions)
-    arrays = from_blocks(raw.list_bytes(), has_positions, wanted)
+        arrays = by_matcher(reader, fieldname, m, has_positions)
+        return arrays.select(members(arrays.ids, wanted)) if only and wanted is not None else arrays
+    arrays = from_blocks(raw.list_bytes(), has_positions, wanted, only)
     if deleted is None:
         deleted = deleted_docs(reader)
     if deleted.size:
@@ -102,8 +107,10 @@ def deleted_docs(reader: Any) -> np.ndarray:
     return np.sort(np.fromiter(found, np.int64, len(found)))
 
 
-def from_blocks(buf: bytes, has_positions: bool, wanted: np.ndarray | None = None) -> TermArrays:
-    cols = columns.read(buf, wanted, positions=has_positions)
+def from_blocks(
+    buf: bytes, has_positions: bool, wanted: np.ndarray | None = None, only: bool = False
+) -> TermArrays:
+    cols = columns.read(buf, wanted, positions=has_positions, only=only)
     if not has_positions:
         return TermArrays(cols.ids, cols.weights, cols.lengths, None, None)
     if cols.counts is None or cols.deltas is None:
@@ -203,44 +210,6 @@ def term(searcher: Any, fieldname: str, text: str | bytes) -> Scored:
         arrays = block_arrays(reader, fieldname, btext)
         parts.append((arrays.ids + offset, term_scores(searcher, fieldname, btext, arrays)))
     return joined(parts)
-
-
-BITMAP_MIN = 512  # the shorter array at least this long, and
-BITMAP_RATIO = 32  # the longer at most this many times longer: a bitmap, not a binary search
-
-
-def _bitmapped(a: np.ndarray, b: np.ndarray) -> bool:
-    small, large = (a.size, b.size) if a.size <= b.size else (b.size, a.size)
-    return small >= BITMAP_MIN and large <= BITMAP_RATIO * small
-
-
-def members(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Indices of the docnums of ``a`` that are in ``b`` (both sorted, unique): marks in a
-    bitmap of the docnum range when both are long (linear, ~2 ns a docnum), else a binary
-    search of the shorter in the longer."""
-    if not a.size or not b.size:
-        return EMPTY_I
-    if _bitmapped(a, b):
-        mark = np.zeros(int(max(a[-1], b[-1])) + 1, bool)
-        mark[b] = True
-        return np.flatnonzero(mark[a])
-    return intersect(a, b)[0]
-
-
-def intersect(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Indices (ia, ib) of the docnums in both sorted unique arrays: by bitmaps when both are
-    long, else the shorter one looked up in the longer by binary search."""
-    if a.size > b.size:
-        ib, ia = intersect(b, a)
-        return ia, ib
-    if not a.size or not b.size:
-        return EMPTY_I, EMPTY_I
-    if _bitmapped(a, b):
-        return members(a, b), members(b, a)
-    at = np.searchsorted(b, a)
-    found = at < b.size
-    found[found] = b[at[found]] == a[found]
-    return np.flatnonzero(found), at[found]
 
 
 def conjunction(

@@ -27,6 +27,7 @@ from tui_reader.search.fast.codec import (
     W_U16,
     decode,
 )
+from tui_reader.search.fast.docsets import members
 
 WEIGHT_BYTES = np.array([0, 2, 4], np.int64)  # by weight kind: W_ONES, W_U16, W_F32
 ITEM_TYPES: dict[int, np.dtype[Any]] = {1: np.dtype("u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4")}
@@ -82,16 +83,19 @@ def one_block(buf: bytes, entry: np.void, positions: bool = True) -> Columns:
     return Columns(block.ids, block.weights, lengths, block.counts, block.deltas)
 
 
-def read(buf: bytes, wanted: np.ndarray | None = None, positions: bool = True) -> Columns:
+def read(buf: bytes, wanted: np.ndarray | None = None, positions: bool = True, only: bool = False) -> Columns:
     """Every posting of the list in ``buf`` (its bytes from the magic on), or with ``wanted``
-    (sorted docnums) those of the blocks that may hold one of them. Without ``positions``
-    (a term or an AND scored, no phrase) counts and deltas are not decoded: None."""
+    (sorted docnums) those of the blocks that may hold one of them; with ``only`` too, just the
+    postings of ``wanted``'s papers, whose positions alone are decoded (a phrase's commoner word:
+    the blocks of its candidates are most of the list, the candidates a few of its postings).
+    Without ``positions`` (a term or an AND scored, no phrase) counts and deltas are None."""
     d = directory(buf)
     if wanted is not None:
         lo = np.searchsorted(wanted, d["first"], "left")
         d = d[np.searchsorted(wanted, d["maxid"], "right") > lo]
     if len(d) == 1:  # a third of the numpy calls: most terms are rare
-        return one_block(buf, d[0], positions)
+        cols = one_block(buf, d[0], positions)
+        return _selected(cols, members(cols.ids, wanted)) if only and wanted is not None else cols
     raw = np.frombuffer(buf, np.uint8)
     n = d["count"].astype(np.int64)
     total = int(n.sum())
@@ -113,15 +117,49 @@ def read(buf: bytes, wanted: np.ndarray | None = None, positions: bool = True) -
     gather(raw, w_at, n, wkind, weights, starts, WEIGHT_TYPES)
     lengths = np.zeros(total, np.uint8)
     gather(raw, len_at, n, has_lengths.astype(np.int64), lengths, starts, BYTES)
+    keep = members(ids, wanted) if only and wanted is not None else None
     if not positions or not bool((d["vkind"] == V_POSITIONS).all()):
-        return Columns(ids, weights, lengths, None, None)
+        cols = Columns(ids, weights, lengths, None, None)
+        return cols if keep is None else _selected(cols, keep)
     cw = d["cw"].astype(np.int64)
     counts = np.zeros(total, np.int64)
     counts_at = after + POSHEAD.size
     gather(raw, counts_at, n, cw, counts, starts, ITEM_TYPES)
     npos = d["npos"].astype(np.int64)
+    deltas_at = counts_at + n * cw
+    dw = d["dw"].astype(np.int64)
+    if keep is not None:
+        return _picked(raw, Columns(ids[keep], weights[keep], lengths[keep], counts, None), keep,
+                       (n, npos, deltas_at, dw))  # fmt: skip
     deltas = np.zeros(int(npos.sum()), np.int64)
-    gather(
-        raw, counts_at + n * cw, npos, d["dw"].astype(np.int64), deltas, np.cumsum(npos) - npos, ITEM_TYPES
-    )
+    gather(raw, deltas_at, npos, dw, deltas, np.cumsum(npos) - npos, ITEM_TYPES)
     return Columns(ids, weights, lengths, counts, deltas)
+
+
+def _picked(raw: np.ndarray, cols: Columns, keep: np.ndarray, blocks: tuple[np.ndarray, ...]) -> Columns:
+    """The position deltas of the postings at ``keep`` only, read byte by byte where each
+    block puts them (``cols.counts``: every posting's count in the blocks read)."""
+    n, npos, deltas_at, dw = blocks
+    assert cols.counts is not None
+    counts = cols.counts
+    block = np.repeat(np.arange(n.size, dtype=np.int64), n)[keep]
+    first = (np.cumsum(counts) - counts)[keep] - (np.cumsum(npos) - npos)[block]  # in its block
+    picked = counts[keep]
+    where = np.repeat(block, picked)
+    width = dw[where]
+    at = deltas_at[where] + spans(first, picked) * width
+    deltas = raw[at].astype(np.int64)
+    for k in (1, 2, 3):  # little-endian bytes past the first, where the width has them
+        more = np.flatnonzero(width > k)
+        if more.size:
+            deltas[more] |= raw[at[more] + k].astype(np.int64) << (8 * k)
+    return Columns(cols.ids, cols.weights, cols.lengths, picked, deltas)
+
+
+def _selected(cols: Columns, keep: np.ndarray) -> Columns:
+    """The columns of the postings at ``keep`` (indices, ascending)."""
+    counts = deltas = None
+    if cols.counts is not None and cols.deltas is not None:
+        counts = cols.counts[keep]
+        deltas = cols.deltas[spans((np.cumsum(cols.counts) - cols.counts)[keep], counts)]
+    return Columns(cols.ids[keep], cols.weights[keep], cols.lengths[keep], counts, deltas)

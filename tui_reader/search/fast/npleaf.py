@@ -85,10 +85,8 @@ class NpLeaf:
         if btext is None:
             return EMPTY
         arrays = blocks_np.block_arrays(
-            self.reader, fieldname, btext, wanted, positions=False, deleted=self.deleted
+            self.reader, fieldname, btext, wanted, positions=False, deleted=self.deleted, only=True
         )
-        if wanted is not None:
-            arrays = arrays.select(blocks_np.members(arrays.ids, wanted))
         return arrays.ids, blocks_np.term_scores(self.searcher, fieldname, btext, arrays)
 
     def _btext(self, fieldname: str, text: Any) -> bytes | None:
@@ -196,8 +194,7 @@ class NpLeaf:
 
     def _positions(self, fieldname: str, btext: bytes, wanted: np.ndarray | None) -> blocks_np.TermArrays:
         """A word's postings with positions, those of ``wanted``'s papers only if given."""
-        arrays = blocks_np.block_arrays(self.reader, fieldname, btext, wanted, deleted=self.deleted)
-        return arrays if wanted is None else arrays.select(blocks_np.members(arrays.ids, wanted))
+        return blocks_np.block_arrays(self.reader, fieldname, btext, wanted, deleted=self.deleted, only=True)
 
     # -- expansions and Every -------------------------------------------------------------------
     def _expanded(self, q: Any, wanted: np.ndarray | None) -> Arrays:
@@ -218,9 +215,9 @@ class NpLeaf:
 
     def _ids(self, fieldname: str, btext: bytes, wanted: np.ndarray | None) -> np.ndarray:
         arrays = blocks_np.block_arrays(
-            self.reader, fieldname, btext, wanted, positions=False, deleted=self.deleted
+            self.reader, fieldname, btext, wanted, positions=False, deleted=self.deleted, only=True
         )
-        return arrays.ids if wanted is None else arrays.ids[blocks_np.members(arrays.ids, wanted)]
+        return arrays.ids
 
     def _every(self, fieldname: str | None, boost: float, wanted: np.ndarray | None) -> Arrays:
         """Every.matcher: the papers with any term in the field (a length byte), each ``boost``
@@ -243,11 +240,40 @@ class NpLeaf:
 def holding(chosen: list[blocks_np.TermArrays], n: int, slop: int) -> np.ndarray:
     """Indices of the documents (0..n-1, each word's postings being those n in order) where
     word i + 1 stands within ``slop`` positions after word i, for a chain through every word:
-    SpanNear2's test, on (document << 32 | position) keys, sorted as they come."""
-    ends: np.ndarray | None = None
+    SpanNear2's test. Where every word occurs once (most papers), it is a difference of their
+    positions; the other papers are checked on (paper, position) keys (``_chained``)."""
     for arrays in chosen:
         if arrays.positions is None or arrays.offsets is None:
             raise Unsupported("a phrase over a field without positions")
+    if len(chosen) == 1 or not n:
+        return np.arange(n, dtype=np.int64)
+    once = np.ones(n, bool)
+    for arrays in chosen:
+        assert arrays.offsets is not None
+        once &= np.diff(arrays.offsets) == 1
+    single = np.flatnonzero(once)
+    held = np.ones(single.size, bool)
+    before: np.ndarray | None = None
+    for arrays in chosen:
+        assert arrays.positions is not None and arrays.offsets is not None
+        at = arrays.positions[arrays.offsets[:-1][single]]
+        if before is not None:
+            step = at - before
+            held &= (step >= 1) & (step <= slop)
+        before = at
+    rest = np.flatnonzero(~once)
+    if not rest.size:
+        return single[held]
+    found = rest[_chained([a.select(rest) for a in chosen], rest.size, slop)]
+    return np.sort(np.concatenate((single[held], found)))
+
+
+def _chained(chosen: list[blocks_np.TermArrays], n: int, slop: int) -> np.ndarray:
+    """holding's test for any papers, on (document << 32 | position) keys, sorted as they
+    come: each next word's keys kept where an end so far stands 1..slop before it."""
+    ends: np.ndarray | None = None
+    for arrays in chosen:
+        assert arrays.positions is not None and arrays.offsets is not None
         owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(arrays.offsets))
         keys = (owner << 32) | arrays.positions  # ascending: owners ascending, positions within
         if ends is None:
