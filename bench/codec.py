@@ -160,10 +160,11 @@ def enter_indexes(corpus: Any, keep: Path) -> dict[str, Any]:
     return out
 
 
-def enter(corpus_path: Path, keep: Path, per_kind: int, seed: int) -> int:
+def enter(corpus_path: Path, keep: Path, per_kind: int, seed: int, titles: int = 10) -> int:
     """Enter per query kind through the real Searcher (bench.measures.search_latency, the
-    queries of bench.queries.build as bench.scale draws them) on each codec's index: p50 / p95
-    / max ms, and CPU seconds of the whole kind; the answers (hits and totals) checked equal."""
+    queries of bench.queries.build as bench.scale draws them, and type-ahead's keystrokes of
+    ``titles`` titles) on each codec's index: p50 / p95 / max ms, and CPU seconds of the whole
+    kind; Enter's answers (hits and totals) checked equal."""
     from bench import measures
     from bench.report import percentile
     from tui_reader.corpus.corpus import load_corpus
@@ -172,8 +173,8 @@ def enter(corpus_path: Path, keep: Path, per_kind: int, seed: int) -> int:
     measures.use_cache(keep / "cache")
     corpus = load_corpus([corpus_path])
     indexes = enter_indexes(corpus, keep)
-    qset = queries.build(corpus, per_kind, 0, seed=seed)
-    kinds = ("term", "and", "phrase", "field", "fuzzy", "prefix")
+    qset = queries.build(corpus, per_kind, titles, seed=seed)
+    kinds = ("term", "and", "phrase", "field", "fuzzy", "prefix", "typeahead")
     answers: dict[str, list[list[tuple[str, float | None]]]] = {}
     for name, ix in indexes.items():
         searcher = Searcher(ix)
@@ -181,14 +182,14 @@ def enter(corpus_path: Path, keep: Path, per_kind: int, seed: int) -> int:
         for kind in kinds:
             texts = qset.queries[kind]
             cpu = time.process_time()
-            runs = measures.search_latency(searcher, texts, False)
+            runs = measures.search_latency(searcher, texts, kind == "typeahead")
             cpu = time.process_time() - cpu
             ms = runs.ms
             print(
                 f"{name} {kind:7} p50 {percentile(ms, 50):7.1f}  p95 {percentile(ms, 95):7.1f}"
                 f"  max {max(ms):7.1f} ms  cpu {cpu:6.2f} s  ({len(texts)} queries)"
             )
-            for text in texts:
+            for text in texts if kind != "typeahead" else ():  # Enter's answers compared
                 searcher.invalidate()
                 result = searcher.search(text, limit=measures.SEARCH_LIMIT)
                 answers[name].append([(h.id, h.score) for h in result.hits] + [("total", result.total)])

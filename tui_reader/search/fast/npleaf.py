@@ -170,6 +170,8 @@ class NpLeaf:
             if btext is None:
                 return EMPTY
             btexts.append(btext)
+        if len(btexts) == 1:  # one word: it holds wherever the word is, no positions to read
+            return self.term(q.fieldname, btexts[0], wanted)
         distinct = sorted(dict.fromkeys(btexts), key=lambda b: self.reader.doc_frequency(q.fieldname, b))
         ids = wanted
         last = None
