@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +14,12 @@ from support import SEED_FILES
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.searcher import Searcher
+
+# Where PYTHONDONTWRITEBYTECODE is set, each xdist worker and each CLI subprocess (a few hundred)
+# compiled tui_reader and the rewritten test modules again: ~0.15 s of CPU a subprocess, ~5 s a
+# worker. The suite keeps the bytecode (in the ignored __pycache__ folders) as Python does by default.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 
 @pytest.fixture(autouse=True)
