@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from tui_reader import paths
-from tui_reader.corpus import outcomes, parse_cache
+from tui_reader.corpus import meta as cache_meta
+from tui_reader.corpus import outcomes
 from tui_reader.corpus.corpus import Corpus, load_corpus
-from tui_reader.corpus.parse_cache import MAGIC, FileData
+from tui_reader.corpus.meta import MAGIC, FileData
 from tui_reader.corpus.views import BULK
 
 N = BULK + 600  # past BULK: a whole file is appended and checked through its hashes
@@ -65,7 +66,7 @@ def _same(a: Corpus, b: Corpus) -> None:
 
 
 def test_a_cached_load_builds_no_string_per_paper(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(parse_cache, "MAP_BYTES", 0)  # mapped as a large file's is
+    monkeypatch.setattr(cache_meta, "MAP_BYTES", 0)  # mapped as a large file's is
     path = _write(tmp_path / "big.jsonl", _lines(N))
     first = load_corpus([path])
     tracemalloc.start()
@@ -105,7 +106,7 @@ def test_an_old_layout_meta_is_read_without_parsing_and_written_anew(tmp_path: P
     path = _write(tmp_path / "big.jsonl", _lines(N))
     expected = load_corpus([path])
     (meta,) = (paths.cache_dir() / "parsed").glob("*.meta")
-    header = parse_cache._read_meta(meta)
+    header = cache_meta.read_meta(meta)
     assert header is not None
     data = expected.files[0]
     old = {

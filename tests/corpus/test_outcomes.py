@@ -3,6 +3,7 @@ the same rows, ids, titles, record keys, warnings and order (corpus/outcomes.py)
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
@@ -109,5 +110,5 @@ def test_where_workers_cannot_start_one_process_reads_it_all(
     path = tmp_path / "big.jsonl"
     path.write_text("\n".join(_lines(300)) + "\n")
     one = _read(path, monkeypatch, "1")
-    monkeypatch.setattr(outcomes, "ProcessPoolExecutor", cannot)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", cannot)  # outcomes imports it when used
     _same(one, _read(path, monkeypatch, "2"))

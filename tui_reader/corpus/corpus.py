@@ -1,9 +1,8 @@
 """The loaded corpus: files merged in order, the records of one work folded into one paper listing
 every source (identity.py says which records are one work).
 
-Columnar on purpose: ids and titles are read-only sequences over the files' columns (views.py: all
-the list pane needs, no str per paper); a full Paper is built on demand from its file's row
-cache. A paper costs ~8 bytes here (its record's place) and a few in the id lookup.
+Columnar: ids and titles are read-only sequences over the files' columns (views.py), a Paper is
+built on demand from its file's rows; a paper costs ~8 bytes here (its record's place).
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ import numpy as np
 
 from tui_reader import paths
 from tui_reader.corpus import parse_cache
-from tui_reader.corpus.folding import build_aliases
+from tui_reader.corpus.folding import build_aliases, repeated_ids, repeated_rows
 from tui_reader.corpus.folding import identity_of as _identity
 from tui_reader.corpus.folding import other_id as _other_id
 from tui_reader.corpus.formats import discover, shown
@@ -29,9 +28,7 @@ from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.parse_cache import FileData, Rows, load_file, sweep
 from tui_reader.corpus.text import clean_label
 from tui_reader.corpus.titles import uniquify
-from tui_reader.corpus.views import BULK, IdIndex, PaperIds, PaperTitles
-
-ROW = 0xFFFF_FFFF
+from tui_reader.corpus.views import BULK, ROW, IdIndex, PaperIds, PaperTitles
 
 
 class Corpus:
@@ -97,45 +94,12 @@ class Corpus:
         id seen before in it or in the corpus, or a fold key another file's paper has): the rest
         are appended in bulk. A whole file parsed (its lookup) is checked through the hashes."""
         whole = data.lookup is not None and start == 0 and stop == len(data) >= BULK
-        slow = self._repeated(data) if whole else None
-        if slow is None:
-            slow = self._repeated_ids(data.ids[start:stop])
+        slow = repeated_rows(self, data) if whole else repeated_ids(self, data.ids[start:stop])
         keys = self._keys
         if keys and idents:
             for p, ident in enumerate(idents):
                 if any(k in keys and self._elsewhere(keys[k], f) for k in ident.fold_keys()):
                     slow.add(p)
-        return slow
-
-    def _repeated_ids(self, ids: Sequence[str]) -> set[int]:
-        """Rows whose id an earlier row of the batch, or a paper, has already."""
-        index_of = self.index_of
-        if len(set(ids)) == len(ids) and not any(pid in index_of for pid in ids):
-            return set()
-        first = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1), strict=True))  # id -> its row
-        slow = set(range(len(ids))).difference(first.values())
-        slow.update(row for pid, row in first.items() if pid in index_of)
-        return slow
-
-    def _repeated(self, data: FileData) -> set[int]:
-        """_repeated_ids for a whole file, from its lookup: only rows whose hash repeats one of
-        the file or of a paper are compared as strings."""
-        assert data.lookup is not None
-        maybe = {int(r) for r in data.lookup.repeated()}
-        if len(self._at):
-            held = self.index_of.hashes_held(data.lookup.by_row())
-            maybe.update(int(r) for r in held.nonzero()[0])
-        if not maybe:
-            return set()
-        for r in list(maybe):  # the first row of a repeated hash too: compared with the others
-            maybe.update(data.lookup.candidates(data.ids[r]))
-        seen: dict[str, int] = {}
-        slow: set[int] = set()
-        for r in sorted(maybe):
-            pid = data.ids[r]
-            if pid in seen or pid in self.index_of:
-                slow.add(r)
-            seen.setdefault(pid, r)
         return slow
 
     def _start_keys(self) -> None:
@@ -237,15 +201,6 @@ class Corpus:
     def id_loc(self, i: int) -> int:
         """The record (file << 32 | row) paper i's id comes from."""
         return self._id_at.get(i, self._at[i])
-
-    def plain(self) -> bool:
-        """Papers are the rows of one file in its order, under their own ids and titles."""
-        return (
-            len(self.files) == 1
-            and len(self._at) == len(self.files[0])
-            and not (self._renamed or self._titled or self._more or self._id_at)
-            and bool(np.array_equal(np.frombuffer(self._at, np.uint64), np.arange(len(self._at))))
-        )
 
     def _loc(self, i: int) -> tuple[FileData, int]:
         at = self._at[i]
@@ -356,15 +311,15 @@ class Corpus:
             data.rows.close()
 
 
+def resolve_roots(inputs: Sequence[str | os.PathLike[str]]) -> list[Path]:
+    return [_resolve(Path(p)) for p in inputs] or [paths.seeds_dir().resolve()]
+
+
 def _resolve(path: Path) -> Path:
     try:
         return path.expanduser().resolve()
     except (OSError, RuntimeError):  # a symlink loop: discover() names it
         return path.expanduser().absolute()
-
-
-def resolve_roots(inputs: Sequence[str | os.PathLike[str]]) -> list[Path]:
-    return [_resolve(Path(p)) for p in inputs] or [paths.seeds_dir().resolve()]
 
 
 class _Relayed(Exception):

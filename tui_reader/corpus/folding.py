@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from tui_reader.corpus.identity import Identity
@@ -68,3 +68,36 @@ def build_aliases(corpus: Corpus) -> dict[str, int]:
                 if alias and alias not in corpus.index_of:
                     built.setdefault(str(alias), i)
     return built
+
+
+def repeated_ids(corpus: Corpus, ids: Sequence[str]) -> set[int]:
+    """Rows whose id an earlier row of the batch, or a paper, has already."""
+    index_of = corpus.index_of
+    if len(set(ids)) == len(ids) and not any(pid in index_of for pid in ids):
+        return set()
+    first = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1), strict=True))  # id -> its row
+    slow = set(range(len(ids))).difference(first.values())
+    slow.update(row for pid, row in first.items() if pid in index_of)
+    return slow
+
+
+def repeated_rows(corpus: Corpus, data: FileData) -> set[int]:
+    """repeated_ids for a whole file, from its lookup: only rows whose hash repeats one of
+    the file or of a paper are compared as strings."""
+    assert data.lookup is not None
+    maybe = {int(r) for r in data.lookup.repeated()}
+    if len(corpus):
+        held = corpus.index_of.hashes_held(data.lookup.by_row())
+        maybe.update(int(r) for r in held.nonzero()[0])
+    if not maybe:
+        return set()
+    for r in list(maybe):  # the first row of a repeated hash too: compared with the others
+        maybe.update(data.lookup.candidates(data.ids[r]))
+    seen: dict[str, int] = {}
+    slow: set[int] = set()
+    for r in sorted(maybe):
+        pid = data.ids[r]
+        if pid in seen or pid in corpus.index_of:
+            slow.add(r)
+        seen.setdefault(pid, r)
+    return slow

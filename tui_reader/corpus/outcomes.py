@@ -14,17 +14,18 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import multiprocessing
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tui_reader.corpus.formats import MalformedRecord, Record, build
-from tui_reader.corpus.paper import Paper
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    from tui_reader.corpus.formats import Record
+    from tui_reader.corpus.paper import Paper
 
 logger = logging.getLogger("tui_reader.corpus")
 PARALLEL_BYTES = 32 * 2**20  # a JSON Lines file this large (on disk) is normalised by workers
@@ -36,7 +37,6 @@ WORKERS_ENV = "TUI_READER_PARSE_WORKERS"  # 0 or 1: one process (tests, measurin
 # | ("failed", what) | ("skipped",)
 Outcome = tuple[object, ...]
 Keyed = Iterator[tuple[bytes, Outcome]]
-Pool = ProcessPoolExecutor
 
 
 def encode(paper: Paper) -> bytes:
@@ -65,8 +65,17 @@ def failure(n: int, payload: object, exc: Exception) -> str:
     return f"{where}: {why}"
 
 
+def build(path: Path, payload: object) -> Paper | None:
+    """formats.build, imported when a file is first read (a start from the cache reads none)."""
+    from tui_reader.corpus.formats import build as built
+
+    return built(path, payload)
+
+
 def outcome(path: Path, n: int, payload: object) -> Outcome:
     """Record ``n`` (from 1) of ``path``: one bad record never stops the file."""
+    from tui_reader.corpus.formats import MalformedRecord
+
     try:
         paper = build(path, payload)
         if paper is None:
@@ -115,7 +124,7 @@ def workers(path: Path) -> int:
     return min(os.cpu_count() or 1, 4) if large else 1
 
 
-Stream = Iterable[Record]
+Stream = Iterable["Record"]
 
 
 @dataclass(slots=True)
@@ -142,6 +151,9 @@ def outcomes(path: Path, stream: Stream, reuse: dict[bytes, int], procs: int) ->
 def _pool(path: Path, procs: int) -> ProcessPoolExecutor | None:
     """Worker processes, or None (one process) where they cannot start (a stderr whose fileno()
     is -1 stops multiprocessing's resource tracker: see ``prepare``)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     try:
         return ProcessPoolExecutor(max_workers=procs, mp_context=multiprocessing.get_context("spawn"))
     except (OSError, ValueError) as exc:
@@ -152,6 +164,8 @@ def _pool(path: Path, procs: int) -> ProcessPoolExecutor | None:
 def _parallel(
     path: Path, stream: Stream, reuse: dict[bytes, int], pool: ProcessPoolExecutor, procs: int
 ) -> Keyed:
+    from concurrent.futures.process import BrokenProcessPool
+
     pending: deque[_Batch] = deque()
     working = True  # False once the workers cannot start or have died: this process builds the rest
     for number, batch in enumerate(_batches(stream, reuse)):
@@ -169,6 +183,8 @@ def _parallel(
 
 
 def _drain(path: Path, batch: _Batch) -> Keyed:
+    from concurrent.futures.process import BrokenProcessPool
+
     try:
         built = batch.future.result() if batch.future is not None else _batch(path, batch.items)
     except BrokenProcessPool:  # a worker died: this process does the batch

@@ -6,197 +6,37 @@ list pane needs only titles; an abstract is one ``pread`` away. When a source fi
 whose raw bytes are unchanged reuse their normalised row, so appending 100 papers to an 87k file
 normalises 100 papers, not 87k.
 
-The meta file (layout 2, issue 21) is a small pickled header and then flat arrays: ids and titles
-as UTF-8 blobs with offsets, the ids' sorted hashes (strcol.IdLookup), the row offsets and record
-keys. A large one is memory-mapped, so opening 2.7M papers builds no Python object per paper; a
-meta of the old layout (one pickle of lists) is read and written again in the new one.
+The meta file's layout (flat arrays, memory-mapped: no Python object per paper) is meta.py's.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import mmap
 import os
-import pickle
 import secrets
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
-
-import numpy as np
 
 from tui_reader import paths
-from tui_reader.atomic import atomic_write_bytes, open_regular, remove_leftovers
-from tui_reader.corpus.formats import (
-    LOADER_VERSION,
-    Record,
-    file_signature,
-    is_jsonl,
-    read_text,
-    records,
-    shown,
-    source_name,
-    stream_jsonl,
-)
+from tui_reader.atomic import remove_leftovers
+from tui_reader.corpus.formats import Record, file_signature, read_text, records, shown
 from tui_reader.corpus.formats.common import counted
-from tui_reader.corpus.outcomes import outcomes, workers
-from tui_reader.corpus.paper import Paper
+from tui_reader.corpus.meta import FileData, Meta, from_meta, read_meta, write_meta
 from tui_reader.corpus.rows import CacheWriteError, Row, Rows, RowSink, reason
-from tui_reader.corpus.strcol import Buffer, IdLookup, StrColumn, section
 
 __all__ = ["FileData", "Row", "Rows", "load_file", "sweep"]
 
-Meta = dict[str, Any]
 OnRows = Callable[["FileData"], None]
 
 STREAM_ROWS = 256  # rows parsed between looks at the clock, while on_rows wants batches
 STREAM_SECONDS = 0.25  # the least time between two calls of on_rows
 
 
-@dataclass(slots=True)
-class FileData:
-    """One file's papers: ids and titles are lists while it is parsed, StrColumns once it is
-    (``compact``), with ``lookup`` (its rows by id) beside them."""
-
-    path: Path
-    ids: Sequence[str]
-    titles: Sequence[str]
-    generated: Buffer
-    rows: Rows
-    warnings: list[str] = field(default_factory=list)
-    keys: Buffer = b""
-    cache_error: str = ""  # why the parse cache could not be written (not stored in it)
-    signature: tuple[int, int] = (-1, -1)  # (size, mtime) of the content read (see load_file)
-    lookup: IdLookup | None = None  # set with the columns: the file parsed whole
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def key(self, r: int) -> bytes:
-        return bytes(self.keys[r * 12 : (r + 1) * 12])
-
-    def has_generated(self) -> bool:
-        return bool(len(self.generated)) and bool(np.frombuffer(self.generated, np.uint8).any())
-
-    def compact(self) -> None:
-        """The lists of a parsed file as columns (a reader may hold either: the same strings)."""
-        if self.lookup is None:
-            self.lookup = IdLookup.of(self.ids)
-        if not isinstance(self.ids, StrColumn):
-            self.ids = StrColumn.of(self.ids)
-        if not isinstance(self.titles, StrColumn):
-            self.titles = StrColumn.of(self.titles)
-
-    @property
-    def source(self) -> str:
-        """The file's name as papers list it (controls made visible)."""
-        return source_name(self.path)
-
-    def paper(self, i: int) -> Paper:
-        row = self.rows.get(i)
-        pid, title, abstract, authors, venue, year, url, generated = row[:8]
-        paper = Paper(pid, title, abstract, authors, venue, year, url, [self.source], generated)
-        if len(row) > 8:
-            paper.set_extra(row[8])
-        return paper
-
-
 def _meta_path(path: Path) -> Path:
     digest = hashlib.sha1(str(path).encode("utf-8", "surrogateescape")).hexdigest()[:20]
     return paths.cache_dir() / "parsed" / f"{digest}.meta"
-
-
-MAGIC = b"tui-reader parse meta 2\n"
-MAP_BYTES = 4 * 2**20  # a meta this large is memory-mapped (each map holds a descriptor), else read
-# name: dtype of the flat arrays after the header, in this order
-SECTIONS = {
-    "ids": "u1",
-    "id_ends": "<u8",
-    "titles": "u1",
-    "title_ends": "<u8",
-    "hashes": "<u8",
-    "hash_rows": "<u4",
-    "generated": "u1",
-    "keys": "u1",
-    "offsets": "<u8",
-}
-
-
-def _read_meta(meta_path: Path, any_version: bool = False) -> Meta | None:
-    """The meta's header (layout 2: with ``buffer``, the file's bytes or a map of them), or an old
-    layout's whole pickle; None when missing, truncated, foreign or of another loader."""
-    try:
-        with open_regular(meta_path) as fh:
-            meta = _header(fh)
-        if isinstance(meta, dict) and (any_version or meta.get("version") == LOADER_VERSION):
-            return meta
-    except Exception:  # missing, truncated or foreign: parse again
-        pass
-    return None
-
-
-def _header(fh: Any) -> object:
-    head = fh.read(len(MAGIC) + 8)
-    if not head.startswith(MAGIC):
-        fh.seek(0)
-        return pickle.load(fh)  # the old layout: ids and titles as lists
-    meta = pickle.loads(fh.read(int.from_bytes(head[len(MAGIC) :], "little")))
-    if not isinstance(meta, dict):
-        return None
-    size = os.fstat(fh.fileno()).st_size
-    if size >= MAP_BYTES:
-        meta["buffer"] = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    else:
-        fh.seek(0)
-        meta["buffer"] = fh.read()
-    return meta
-
-
-def _arrays(meta: Meta) -> dict[str, Any]:
-    """The flat arrays of a layout-2 meta, over its buffer (ValueError if it is cut short)."""
-    buffer = meta["buffer"]
-    out: dict[str, Any] = {}
-    for name, (offset, count) in meta["sections"].items():
-        out[name] = section(buffer, SECTIONS[name], offset, count)
-    return out
-
-
-def _ends(array: Any) -> memoryview:
-    return memoryview(array).cast("B").cast("Q")
-
-
-def _from_meta(path: Path, meta: Meta) -> FileData | None:
-    rows_path = _meta_path(path).with_name(meta["rows"])
-    if not rows_path.exists():
-        return None
-    if "buffer" not in meta:  # the old layout
-        rows = Rows(path=rows_path, offsets=meta["offsets"])
-        data = FileData(path, meta["ids"], meta["titles"], meta["generated"], rows, list(meta["warnings"]))
-        data.keys = meta["keys"]
-        data.compact()
-        return data
-    try:
-        a = _arrays(meta)
-        n = int(meta["count"])
-        ids, titles = StrColumn(a["ids"], _ends(a["id_ends"])), StrColumn(a["titles"], _ends(a["title_ends"]))
-        if not len(ids) == len(titles) == len(a["generated"]) == len(a["hashes"]) == n:
-            return None
-        rows = Rows(path=rows_path, offsets=_ends(a["offsets"]))
-        return FileData(
-            path,
-            ids,
-            titles,
-            memoryview(a["generated"]),
-            rows,
-            list(meta["warnings"]),
-            memoryview(a["keys"]),
-            lookup=IdLookup(a["hashes"], a["hash_rows"]),
-        )
-    except (ValueError, KeyError, TypeError):  # cut short or foreign: parse again
-        return None
 
 
 def load_file(
@@ -223,16 +63,16 @@ def load_file(
         problem = f"{shown(path)}: cannot read ({exc.strerror or exc})"
         return FileData(path, [], [], bytearray(), Rows([]), [problem])
     meta_path = _meta_path(path)
-    old = _read_meta(meta_path) if use_cache else None
+    old = read_meta(meta_path) if use_cache else None
     if old and old["path"] == str(path) and old["signature"] == signature:
-        cached = _from_meta(path, old)
+        cached = from_meta(path, meta_path, old)
         if cached:
             cached.signature = signature
             if "buffer" not in old:  # the old layout: written again in the new one
                 with contextlib.suppress(OSError):
-                    _write_meta(cached, meta_path, signature, old["rows"])
+                    write_meta(cached, meta_path, signature, old["rows"])
             return cached
-    previous = _from_meta(path, old) if old else None
+    previous = from_meta(path, meta_path, old) if old else None
     streamed = [False]
 
     def relay(data: FileData) -> None:
@@ -316,13 +156,23 @@ def sweep(folder: Path | None = None) -> list[Path]:
     for stem, rows in rows_of.items():
         if len(rows) == 1 and f"{stem}.meta" in names:
             continue  # the usual case, one rows file beside its meta: no need to read the meta
-        meta = _read_meta(folder / f"{stem}.meta", any_version=True)
+        meta = read_meta(folder / f"{stem}.meta", any_version=True)
         current = meta.get("rows") if meta else None
         removed += remove_leftovers(folder, [r for r in rows if r != current])
     return removed
 
 
+def stream_jsonl(path: Path, warnings: list[str]) -> Iterable[Record]:
+    """The JSON Lines reader, imported when a file is first read (not by a start from the cache)."""
+    from tui_reader.corpus.formats.jsonfmt import stream_jsonl as stream
+
+    return stream(path, warnings)
+
+
 def _parse(path: Path, previous: FileData | None, sink: RowSink, on_rows: OnRows | None = None) -> FileData:
+    from tui_reader.corpus.formats.jsonfmt import is_jsonl  # only to read a file
+    from tui_reader.corpus.outcomes import outcomes, workers
+
     warnings: list[str] = []
     ids: list[str] = []
     titles: list[str] = []
@@ -400,51 +250,7 @@ def _store(data: FileData, meta_path: Path, signature: tuple[int, int], old: Met
     os.replace(data.rows.path, rows_path)  # move it into place (the sink still holds its lock)
     data.rows.moved(rows_path)  # the same object: a reader holding it reads on
     data.rows.unpin()  # in place for good: its descriptor may close between reads (rows.py)
-    _write_meta(data, meta_path, signature, rows_name)
+    write_meta(data, meta_path, signature, rows_name)
     if old and old.get("rows") != rows_name:
         with contextlib.suppress(OSError):
             meta_path.with_name(old["rows"]).unlink()
-
-
-def _write_meta(data: FileData, meta_path: Path, signature: tuple[int, int], rows_name: str) -> None:
-    data.compact()
-    assert isinstance(data.ids, StrColumn) and isinstance(data.titles, StrColumn) and data.lookup
-    assert data.rows.offsets is not None
-    arrays: dict[str, Any] = {
-        "ids": data.ids.blob,
-        "id_ends": data.ids.offsets(),
-        "titles": data.titles.blob,
-        "title_ends": data.titles.offsets(),
-        "hashes": data.lookup.hashes,
-        "hash_rows": data.lookup.rows,
-        "generated": data.generated,
-        "keys": data.keys,
-        "offsets": np.asarray(data.rows.offsets, np.uint64),
-    }
-    blobs = [
-        np.ascontiguousarray(
-            np.frombuffer(arrays[n], np.uint8) if SECTIONS[n] == "u1" else arrays[n], SECTIONS[n]
-        ).tobytes()
-        for n in SECTIONS
-    ]
-    header = {
-        "version": LOADER_VERSION,
-        "path": str(data.path),
-        "signature": signature,
-        "warnings": data.warnings,
-        "rows": rows_name,
-        "count": len(data.ids),
-    }
-    # the header's size depends on the sections' offsets, which depend on it: pad it to a bound
-    bound = {n: (2**62 + k, 2**62 - k) for k, n in enumerate(SECTIONS)}  # distinct: none memoised
-    pad = len(pickle.dumps({**header, "sections": bound}, protocol=pickle.HIGHEST_PROTOCOL)) + 8
-    start = -(-(len(MAGIC) + 8 + pad) // 8) * 8
-    sections, at = {}, start
-    for name, blob in zip(SECTIONS, blobs, strict=True):
-        sections[name] = (at, len(blob) // np.dtype(SECTIONS[name]).itemsize)
-        at = -(-(at + len(blob)) // 8) * 8
-    head = pickle.dumps({**header, "sections": sections}, protocol=pickle.HIGHEST_PROTOCOL)
-    out = bytearray(MAGIC + len(head).to_bytes(8, "little") + head)
-    for blob, (offset, _) in zip(blobs, sections.values(), strict=True):
-        out += bytes(offset - len(out)) + blob
-    atomic_write_bytes(meta_path, bytes(out))

@@ -25,6 +25,16 @@ ROW = 0xFFFF_FFFF
 BULK = 4096  # rows of a parsed file appended at once from which the hashes find them, not a dict
 
 
+def plain(c: Corpus) -> bool:
+    """Papers are the rows of one file in its order, under their own ids and titles."""
+    return (
+        len(c.files) == 1
+        and len(c._at) == len(c.files[0])
+        and not (c._renamed or c._titled or c._more or c._id_at)
+        and bool(np.array_equal(np.frombuffer(c._at, np.uint64), np.arange(len(c._at))))
+    )
+
+
 class _Papers(Sequence[str]):
     """A read-only sequence of one string per paper (slicing and iteration as a list's)."""
 
@@ -46,7 +56,7 @@ class _Papers(Sequence[str]):
         c = self._corpus
         state = (len(c._at), len(c.files), len(c._renamed), len(c._titled), len(c._more), len(c._id_at))
         if self._plain[0] != state:
-            self._plain = (state, c.plain())
+            self._plain = (state, plain(c))
         return self._plain[1]
 
     def __len__(self) -> int:
@@ -156,7 +166,7 @@ class IdIndex(Mapping[str, int]):
         large = [f for f, data in enumerate(c.files) if data.lookup is not None and len(data) >= BULK]
         if not large:
             return
-        if c.plain():
+        if plain(c):
             self._files = {0: (c.files[0], None)}
             self._recent = {}
             return

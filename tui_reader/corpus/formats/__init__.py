@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from tui_reader.corpus.formats import jsonfmt, seedtext
 from tui_reader.corpus.formats.common import (
     LOADER_VERSION,
     SUFFIXES,
@@ -26,8 +26,10 @@ from tui_reader.corpus.formats.common import (
     shown,
     source_name,
 )
-from tui_reader.corpus.formats.jsonfmt import MalformedRecord, is_jsonl, stream_jsonl
 from tui_reader.corpus.paper import Paper
+
+if TYPE_CHECKING:
+    from tui_reader.corpus.formats.jsonfmt import MalformedRecord, is_jsonl, stream_jsonl
 
 __all__ = [
     "LOADER_VERSION",
@@ -50,12 +52,28 @@ __all__ = [
 ]
 
 
+_LAZY = ("MalformedRecord", "is_jsonl", "stream_jsonl")
+
+
+def __getattr__(name: str) -> Any:
+    """JSON's reader (and the arXiv one it calls) loaded when first asked for: a start from the
+    parse cache reads no file and pays for neither (issue 21)."""
+    if name in _LAZY:
+        from tui_reader.corpus.formats import jsonfmt
+
+        return getattr(jsonfmt, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _BIBTEX_START = re.compile(r"(?:[ \t\r]*(?:%[^\n]*)?\n)*[ \t]*@")  # JabRef starts with "% Encoding: UTF-8"
 _RIS_START = re.compile(r"\s*TY {1,2}-")  # one space or two, as Zotero reads it
 
 
 def records(path: Path, text: str, warnings: list[str]) -> list[Record]:
     """The file's records, by its suffix, or by how it starts when the suffix says little."""
+    from tui_reader.corpus.formats import jsonfmt, seedtext
+    from tui_reader.corpus.formats.jsonfmt import is_jsonl, stream_jsonl
+
     kind = fmt(path)
     if is_jsonl(path):  # by name, or a .json file of JSON Lines
         return list(stream_jsonl(path, warnings))
@@ -86,6 +104,8 @@ def records(path: Path, text: str, warnings: list[str]) -> list[Record]:
 
 def build(path: Path, payload: object) -> Paper | None:
     """Normalise one record; None (counted as skipped) when it has nothing to show."""
+    from tui_reader.corpus.formats import jsonfmt, seedtext
+
     if isinstance(payload, Entry):
         from tui_reader.corpus.formats import bibtex, csljson, ris
 
