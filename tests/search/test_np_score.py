@@ -212,3 +212,61 @@ def test_the_self_check_runs_the_array_paths(monkeypatch: pytest.MonkeyPatch) ->
         assert not selfcheck.status().ok
     finally:
         health.reset()
+
+
+@pytest.fixture(scope="module")
+def searchers(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The reader's Searcher on the same 400 papers: the index written by Whoosh's writer through
+    NpCodec, and through W3 (the reference: its paths are compared with Whoosh elsewhere)."""
+    import whoosh.index
+
+    from bench import corpusgen
+    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.search.index.persistent import SearchIndex
+    from tui_reader.search.index.schema import document, make_schema
+    from tui_reader.search.searcher import Searcher
+
+    base = tmp_path_factory.mktemp("npsearcher")
+    corpus = load_corpus([corpusgen.write(base / "papers.jsonl", 400)], use_cache=False)
+    made = {}
+    for name, codec in (("np", NpCodec()), ("w3", W3Codec())):
+        index = SearchIndex(corpus, root=base / name)
+        index.dir.mkdir(parents=True)
+        ix = whoosh.index.create_in(str(index.dir), make_schema())
+        with ix.writer(codec=codec) as w:
+            for i in range(len(corpus)):
+                w.add_document(**document(corpus, i))
+        ix.close()
+        made[name] = Searcher(index, warm=False)
+    yield corpus, made
+    for searcher in made.values():
+        searcher.index.close()
+    corpus.close()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["learning", "graph neural", '"neural network"', "title:learning", "learning NOT graph", "gra*",
+     "robust~", "(graph OR policy) AND learning", "*", "zzzzunknownword", "learning is:read"],
+)  # fmt: skip
+def test_the_searcher_on_an_array_index(searchers: Any, text: str) -> None:
+    """Enter, a keystroke, a sort and a view answer on the array index as on the W3 one."""
+    from tui_reader.search.ordering import Order
+    from tui_reader.search.query.modes import SearchMode
+    from tui_reader.search.subsets import Only
+
+    corpus, made = searchers
+    some = frozenset(corpus.ids[::3])
+    order = Order("mod7", [row % 7 for row in range(len(corpus))])
+    sets = {"read": some}
+    asks = [
+        {"limit": 1000, "sets": sets},
+        {"mode": SearchMode.TYPING, "limit": 20, "sets": sets},
+        {"limit": 50, "order": order, "sets": sets},
+        {"limit": 50, "only": Only(besides=some), "sets": sets},
+    ]
+    for ask in asks:
+        got, want = (made[name].search(text, **ask) for name in ("np", "w3"))
+        assert [h.id for h in got.hits] == [h.id for h in want.hits], (text, ask)
+        assert [h.score for h in got.hits] == pytest.approx([h.score for h in want.hits], rel=1e-12)
+        assert (got.total, got.exact, got.order) == (want.total, want.exact, want.order), (text, ask)
