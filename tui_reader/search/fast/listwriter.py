@@ -186,10 +186,14 @@ def _put(out: np.ndarray, at: np.ndarray, values: np.ndarray, widths: np.ndarray
     """Each value little-endian in its width (1, 2 or 4 bytes) at its offset of ``out``."""
     for w, dtype in ((1, "u1"), (2, "<u2"), (4, "<u4")):
         sel = widths == w
-        if not sel.any():
+        n = int(np.count_nonzero(sel))
+        if not n:
             continue
-        raw = values[sel].astype(dtype).view(np.uint8)
-        out[(at[sel][:, None] + np.arange(w)).ravel()] = raw
+        where, these = (at, values) if n == sel.size else (at[sel], values[sel])
+        if w == 1:
+            out[where] = these
+        else:
+            out[(where[:, None] + np.arange(w)).ravel()] = these.astype(dtype).view(np.uint8)
 
 
 def _rows(out: np.ndarray, at: np.ndarray, rows: np.ndarray) -> None:

@@ -94,6 +94,7 @@ class BulkBuild:
         self._children: list[transport.Child] = []
         self._messages: queue.Queue[Any] = queue.Queue()
         self._local: gather.Gatherer | None = None  # in-process: the range being gathered
+        self._words = gather.numberings(writer.schema) if self.procs == 1 else {}
         self._tables: dict[int, runs.Table] = {}  # ranges (by first docnum) written
         self._chunks_done: dict[int, tuple[str, list[bytes], bytes]] = {}
         self._ending = False  # the workers were told to end: their exit is expected
@@ -115,7 +116,7 @@ class BulkBuild:
         if self.procs == 1:
             if self._local is None or self._local.base != self.plan.ranges[r][0]:
                 self._write_local()
-                self._local = gather.Gatherer(self.writer.schema, self.plan.ranges[r][0])
+                self._local = gather.Gatherer(self.writer.schema, self.plan.ranges[r][0], self._words)
             self._local.add(docnum, doc)
             self._added += 1
             return

@@ -13,7 +13,7 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from whoosh import formats
@@ -41,13 +41,56 @@ class _Vocab(dict[Any, int]):
         return number
 
 
+class Words:
+    """A fused field's words numbered for a worker's whole life (every range): word -> the
+    number of the token the chain keeps for it (-1: dropped), ``texts`` the tokens by number.
+    One lookup per word of a document (no stemming, no second vocabulary)."""
+
+    def __init__(self, analyzer: Any) -> None:
+        self.analyzer = analyzer
+        self.table: dict[str, int] = {}
+        self.numbers: dict[str, int] = {}  # token text -> number
+        self.texts: list[bytes] = []
+
+    def new(self, word: str) -> int:
+        text = self.analyzer.kept_text(word)
+        number = -1
+        if text is not None:
+            number = self.numbers.get(text, -1)
+            if number < 0:
+                number = self.numbers[text] = len(self.texts)
+                self.texts.append(text.encode("utf-8"))
+        self.table[word] = number
+        return number
+
+    def numbered(self, value: str) -> tuple[list[int], int]:
+        """The numbers of the value's kept tokens, and the first one's position."""
+        words = self.analyzer.words(value)
+        table = self.table
+        found = list(map(table.get, words))
+        if None in found:
+            new = self.new
+            ids = [table[w] if w in table else new(w) for w in words]
+        else:
+            ids = cast("list[int]", found)
+        if -1 not in ids:
+            return ids, 0
+        first = 0
+        while first < len(ids) and ids[first] < 0:
+            first += 1
+        return [i for i in ids if i >= 0], first
+
+
 @dataclass(slots=True)
 class _Field:
     kind: int
     tokens: Callable[[str], tuple[list[str], list[int]]] | None  # the fused analyzer's
     index: Callable[[Any], Any]  # field.index: (btext, freq, weight, vbytes) items
     scorable: bool
+    words: Words | None = None  # a consecutive fused analyzer's numbering (shared by ranges)
     vocab: _Vocab = field(default_factory=_Vocab)
+    firsts: array = field(default_factory=lambda: array("I"))  # words: each document's first position
+    memo: dict[Any, list[Any]] = field(default_factory=dict)  # not fused: value -> its items
     terms: array = field(default_factory=lambda: array("I"))  # a term number per token / posting
     positions: array = field(default_factory=lambda: array("I"))  # fused, Positions: per token
     per_doc: array = field(default_factory=lambda: array("I"))  # fused: tokens per document
@@ -62,18 +105,32 @@ def _fused(fieldobj: Any) -> Callable[[str], tuple[list[str], list[int]]] | None
     return tokens if value_kind(fieldobj) in (V_RAW, V_POSITIONS) else None
 
 
+MEMO = 50_000  # values remembered per field not fused (years, sources, kinds repeat; ids do not)
+
+
+def numberings(schema: Any) -> dict[str, Words]:
+    """A Words per field whose fused analyzer is consecutive: give them to every Gatherer of a
+    worker, so each word is analysed once per worker."""
+    return {
+        n: Words(schema[n].analyzer)
+        for n in schema.names()
+        if _fused(schema[n]) is not None and getattr(schema[n].analyzer, "consecutive", False)
+    }
+
+
 class Gatherer:
     """One range's share: the postings of documents base..base+count-1."""
 
-    def __init__(self, schema: Any, base: int) -> None:
+    def __init__(self, schema: Any, base: int, words: dict[str, Words] | None = None) -> None:
         self.base = base
         self.count = 0
         self.fields: dict[str, _Field] = {}
+        words = numberings(schema) if words is None else words
         for name in schema.names():
             f = schema[name]
             kind = value_kind(f)
             if f.indexed and kind is not None:
-                self.fields[name] = _Field(kind, _fused(f), f.index, f.scorable)
+                self.fields[name] = _Field(kind, _fused(f), f.index, f.scorable, words.get(name))
 
     def add(self, docnum: int, doc: Doc) -> None:
         if docnum != self.base + self.count:
@@ -85,6 +142,11 @@ class Gatherer:
             length = 0
             if value is None:
                 pass
+            elif g.words is not None and isinstance(value, str):
+                ids, first = g.words.numbered(value)
+                length = len(ids)
+                g.terms.extend(ids)
+                g.firsts.append(first)
             elif g.tokens is not None and isinstance(value, str):
                 words, positions = g.tokens(value)
                 length = len(words)
@@ -95,6 +157,8 @@ class Gatherer:
                 length = self._add_items(g, local, value)
             if g.tokens is not None:
                 g.per_doc.append(length if value is None or isinstance(value, str) else 0)
+                if value is None and g.words is not None:
+                    g.firsts.append(0)
             g.lengths.append(length if g.scorable else 0)
 
     def _add_items(self, g: _Field, local: int, value: Any) -> int:
@@ -102,7 +166,14 @@ class Gatherer:
         if g.tokens is not None:
             raise ValueError("a fused field's value is not text")
         length = 0
-        for btext, freq, weight, _vbytes in g.index(value):
+        items = g.memo.get(value) if isinstance(value, (str, int)) else None
+        if items is None:
+            items = list(g.index(value))
+            if isinstance(value, (str, int)):
+                if len(g.memo) >= MEMO:
+                    g.memo.clear()
+                g.memo[value] = items
+        for btext, freq, weight, _vbytes in items:
             g.terms.append(g.vocab[btext])
             g.docs.append(local)
             g.freqs.append(freq)
@@ -127,15 +198,28 @@ class Gatherer:
         return {n: np.frombuffer(g.lengths, np.uint32).copy() for n, g in self.fields.items() if g.scorable}
 
 
+def _ranked(g: _Field) -> tuple[list[bytes], np.ndarray]:
+    """The range's terms in order (UTF-8 bytes), and each token's or posting's rank among them."""
+    numbers = np.frombuffer(g.terms, np.uint32) if len(g.terms) else np.zeros(0, np.uint32)
+    if g.words is not None:
+        present = np.unique(numbers)
+        texts = g.words.texts
+        keys = [texts[n] for n in present.tolist()]
+    else:
+        present = None
+        words = list(g.vocab)
+        keys = [w.encode("utf-8") for w in words] if g.tokens is not None else words
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    size = len(g.words.texts) if g.words is not None else len(keys)
+    rank = np.zeros(size, np.uint32)
+    at = np.asarray(order, np.int64)
+    rank[present[at] if present is not None else at] = np.arange(len(keys), dtype=np.uint32)
+    return [keys[i] for i in order], rank[numbers]
+
+
 def _sorted(g: _Field, base: int) -> tuple[list[bytes], runs.Columns]:
     """The range's terms in order (UTF-8 bytes), and its postings sorted by term, then docnum."""
-    words = list(g.vocab)
-    keys = [w.encode("utf-8") for w in words] if g.tokens is not None else words
-    order = sorted(range(len(keys)), key=keys.__getitem__)
-    rank = np.empty(len(keys), np.int64)
-    rank[order] = np.arange(len(keys))
-    terms = [keys[i] for i in order]
-    tids = rank[np.frombuffer(g.terms, np.uint32)] if len(g.terms) else np.zeros(0, np.int64)
+    terms, tids = _ranked(g)
     if g.tokens is None:
         docs = np.frombuffer(g.docs, np.uint32).astype(np.int64)
         by = np.argsort(tids, kind="stable")
@@ -155,7 +239,12 @@ def _sorted(g: _Field, base: int) -> tuple[list[bytes], runs.Columns]:
     starts = np.flatnonzero(new)
     counts = np.diff(np.append(starts, tids.size)).astype(np.uint32)
     positions = None
-    if g.kind == V_POSITIONS:
+    if g.kind == V_POSITIONS and g.words is not None:  # each document's from its first on
+        firsts = np.frombuffer(g.firsts, np.uint32).astype(np.int64)
+        starts_doc = np.concatenate(([0], np.cumsum(per_doc.astype(np.int64))[:-1]))
+        flat = np.arange(int(per_doc.sum()), dtype=np.int64) + np.repeat(firsts - starts_doc, per_doc)
+        positions = flat[by].astype(np.uint32)
+    elif g.kind == V_POSITIONS:
         positions = np.frombuffer(g.positions, np.uint32)[by]
     cols = runs.Columns(
         np.bincount(tids[starts], minlength=len(terms)), docs[starts] + base, counts, None, positions

@@ -17,7 +17,7 @@ import threading
 import time
 import traceback
 
-from tui_reader.search.index.build import merge, runs, transport
+from tui_reader.search.index.build import gather, merge, runs, transport
 from tui_reader.search.index.build.gather import Gatherer
 
 PARENT_CHECK_SECONDS = 0.25  # how often a worker looks whether its parent is still there
@@ -52,6 +52,7 @@ def main() -> None:
     try:
         schema_bytes, folder, blocklimit = pipe.header()
         schema = pickle.loads(schema_bytes)
+        words = gather.numberings(schema)  # each word analysed once in this worker
         gatherer: Gatherer | None = None
         for chunk in pipe.chunks():
             first = chunk[0][0]
@@ -59,7 +60,7 @@ def main() -> None:
                 if gatherer is not None:
                     _write(pipe, gatherer, folder)
                 gatherer = None  # free one range's postings before gathering the next
-                gatherer = Gatherer(schema, first)
+                gatherer = Gatherer(schema, first, words)
             for docnum, doc in chunk:
                 gatherer.add(docnum, doc)
             pipe.send("added", len(chunk))
