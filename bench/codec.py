@@ -207,6 +207,97 @@ def enter(corpus_path: Path, keep: Path, per_kind: int, seed: int, titles: int =
     return 0 if same else 1
 
 
+# Enter's p95 and worst queries per kind at 87k (bench.scale's queries, --enter's runs): their
+# words' content and title document frequencies there, scaled by ``scaled`` to a bigger index.
+SCALED_CASES = {
+    "term p95": ("achieve", [19864], [105]),
+    "term worst": ("learned", [32981], [14025]),
+    "and p95": ("datasets supervision", [6062, 20354], [869, 1871]),
+    "and worst": ("robot effects", [20960, 26305], [870, 12928]),
+    "phrase p95": ('"heuristic method"', [1531, 41205], []),
+    "phrase worst": ('"approach achieves"', [19864, 32400], []),
+    "field": ("title:learning", [14025], []),
+}
+PAPERS_87K = 87_415
+
+
+def synthetic_list(rng: Any, n: int, papers: int) -> bytes:
+    """An NpCodec posting list of ``n`` random papers (listwriter.encode_list): weights mostly
+    1, lengths 60-120 tokens, a position per unit of weight."""
+    import numpy as np
+
+    from tui_reader.search.fast import listwriter
+
+    ids = np.sort(rng.choice(papers, n, replace=False)).astype(np.int64)
+    weights = rng.choice([1.0] * 6 + [2.0, 3.0], n).astype(np.float32)
+    counts = weights.astype(np.int64)
+    offsets = np.concatenate(([0], np.cumsum(counts)))
+    owner = np.repeat(np.arange(n), counts)
+    positions = rng.integers(0, 250, int(counts.sum()))
+    rank = np.arange(positions.size) - np.repeat(offsets[:-1], counts)
+    positions = positions[np.lexsort((positions, owner))] + rank  # ascending, distinct, per paper
+    lengths = rng.integers(60, 120, n).astype(np.uint8)
+    return listwriter.encode_list(listwriter.Postings(ids, weights, lengths, counts, positions))[0]
+
+
+def scaled(sizes: list[int], rounds: int) -> int:
+    """An estimate of Enter's scoring CPU at ``sizes`` papers without such an index: npleaf's
+    kernels (decode, intersect, phrase check, BM25F, the title phrase's OR, the page) for the
+    SCALED_CASES queries, on synthetic lists of their words' frequencies scaled up. Whoosh's own
+    per-query costs (parsing, term lookups, stored fields: ~1 ms at 87k) are not in it."""
+    import numpy as np
+
+    from tui_reader.search.fast import blocks_np, npleaf, score
+    from tui_reader.search.fast.docsets import members
+
+    rng = np.random.default_rng(1)
+    norms = 1.2 * (0.25 + 0.75 * blocks_np.LENGTHS / 100.0)
+
+    def bm25(a: Any) -> Any:
+        return 2.0 * ((a.weights * 2.2) / (a.weights + norms[a.lengths]))
+
+    def phrase(bufs: list[bytes]) -> Any:
+        if len(bufs) == 1:
+            a = blocks_np.from_blocks(bufs[0], False)
+            return a.ids, bm25(a)
+        rare = blocks_np.from_blocks(bufs[0], False)
+        last = blocks_np.from_blocks(bufs[1], True, rare.ids, True)
+        first = blocks_np.from_blocks(bufs[0], True, last.ids, True)
+        held = npleaf.holding([first, last], last.ids.size, 1)
+        return last.ids[held], bm25(first.select(held)) + bm25(last.select(held))
+
+    def conj(bufs: list[bytes], titles: list[bytes]) -> Any:
+        ids, parts = None, []
+        for buf in bufs:
+            part = blocks_np.from_blocks(buf, False, ids, ids is not None)
+            parts.append(part)
+            ids = part.ids
+        assert ids is not None
+        found = (ids, sum(bm25(p.select(members(p.ids, ids))) for p in parts))
+        return npleaf._union(found, phrase(titles)) if titles else found
+
+    for papers in sizes:
+        factor = papers / PAPERS_87K
+        print(f"{papers:,} papers (document frequencies x{factor:.1f}), CPU ms, best of {rounds}:")
+        for kind, (label, dfs, tdfs) in SCALED_CASES.items():
+            bufs = [synthetic_list(rng, min(papers, int(x * factor)), papers) for x in dfs]
+            titles = [synthetic_list(rng, max(1, int(x * factor)), papers) for x in tdfs]
+
+            def page(bufs: list[bytes] = bufs, titles: list[bytes] = titles, kind: str = kind) -> object:
+                found = phrase(bufs) if kind.startswith("phrase") else conj(bufs, titles)
+                return score.top_arrays(found, 20)
+
+            ms = min(_cpu(page) for _ in range(rounds))
+            print(f"  {kind:13} {label:22} {[int(x * factor) for x in dfs]!s:20} {ms:7.1f}")
+    return 0
+
+
+def _cpu(fn: Callable[[], object]) -> float:
+    started = time.process_time()
+    fn()
+    return (time.process_time() - started) * 1e3
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.codec")
     parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
@@ -221,7 +312,12 @@ def main(argv: list[str] | None = None) -> int:
         help="Enter through the Searcher on both codecs, indexes kept in DIR",
     )
     parser.add_argument("--seed", type=int, default=20261130, help="bench.scale's query seed")
+    parser.add_argument(
+        "--scaled", metavar="SIZES", help="estimate Enter's scoring at these sizes (1000000,2700000)"
+    )
     args = parser.parse_args(argv)
+    if args.scaled:
+        return scaled([int(x) for x in args.scaled.split(",")], args.rounds)
     if args.enter is not None:
         return enter(args.corpus, args.enter, args.queries, args.seed)
 
