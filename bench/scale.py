@@ -81,7 +81,13 @@ def scaled_file(source: Path, size: int, folder: Path, kept: Path | None) -> Pat
 
 
 def one_size(
-    source: Path, size: int, workdir: Path, per_kind: int, titles: int, kept: Path | None = None
+    source: Path,
+    size: int,
+    workdir: Path,
+    per_kind: int,
+    titles: int,
+    kept: Path | None = None,
+    built: Path | None = None,
 ) -> dict[str, object]:
     from tui_reader.corpus.corpus import load_corpus
     from tui_reader.search import Searcher, SearchIndex
@@ -89,12 +95,9 @@ def one_size(
     folder = workdir / f"n{size}"
     folder.mkdir(parents=True, exist_ok=True)
     corpus_file = scaled_file(source, size, folder, kept)
-    cache = folder / "cache"
+    cache = built or folder / "cache"
     env = measures.cache_env(cache)
-    print(f"scale: {size:,}: parse", file=sys.stderr, flush=True)
-    parse = measures.cold_parse(corpus_file, folder, cache, 1)
-    print(f"scale: {size:,}: build", file=sys.stderr, flush=True)
-    build = measures.cold_build(corpus_file, cache, 1)
+    cold = _cold(corpus_file, folder, cache, size) if built is None else _built(cache)
     measures.use_cache(cache)
     corpus = load_corpus([corpus_file])
     index = SearchIndex(corpus)
@@ -115,11 +118,7 @@ def one_size(
     shown, _ = launch.first_rows(corpus_file, first_title, env, folder, runs=1)
     return {
         "papers": size,
-        "parse_s": parse.values[0],
-        "build_s": build.values[0],
-        "index_mb": build.extra["index_mb"][0],
-        "build_tree_mb": build.extra["tree_mb"][0],
-        "parse_rss_mb": parse.extra["rss_mb"][0],
+        **cold,
         "paint_s": statistics.median(paint) if paint else None,
         "app_rss_mb": max(rss) if rss else None,
         "paint_problem": problem,
@@ -128,6 +127,35 @@ def one_size(
         **fts5,
         "cli_s": statistics.median(cli),
         "first_rows_s": shown[0] if shown else None,
+    }
+
+
+def _cold(corpus_file: Path, folder: Path, cache: Path, size: int) -> dict[str, object]:
+    print(f"scale: {size:,}: parse", file=sys.stderr, flush=True)
+    parse = measures.cold_parse(corpus_file, folder, cache, 1)
+    print(f"scale: {size:,}: build", file=sys.stderr, flush=True)
+    build = measures.cold_build(corpus_file, cache, 1)
+    return {
+        "parse_s": parse.values[0],
+        "build_s": build.values[0],
+        "index_mb": build.extra["index_mb"][0],
+        "build_tree_mb": build.extra["tree_mb"][0],
+        "parse_rss_mb": parse.extra["rss_mb"][0],
+    }
+
+
+def _built(cache: Path) -> dict[str, object]:
+    """``--built``: the parse and the build were timed elsewhere (the reader's own first build,
+    in the closing note); only the index's size is read here."""
+    index = sum(
+        p.stat().st_size for p in (cache / "tui-reader").rglob("*") if p.is_file() and "index" in str(p)
+    )
+    return {
+        "parse_s": None,
+        "build_s": None,
+        "index_mb": index / 1e6,
+        "build_tree_mb": None,
+        "parse_rss_mb": None,
     }
 
 
@@ -186,6 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--titles", type=int, default=15, help="titles typed for type-ahead")
     p.add_argument("--out", type=Path, default=measures.REPO / "bench" / "results")
     p.add_argument("--corpora", type=Path, help="keep the recombined corpus files here and reuse them")
+    p.add_argument(
+        "--built", type=Path, help="an XDG cache dir where this size is parsed and indexed already (one size)"
+    )
     args = p.parse_args(argv)
     if not args.source.exists():
         print(f"bench.scale: needs the real corpus ({args.source})", file=sys.stderr)
@@ -194,7 +225,10 @@ def main(argv: list[str] | None = None) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="tui-reader-scale-"))
     started = time.perf_counter()
     try:
-        results = [one_size(args.source, n, workdir, args.queries, args.titles, args.corpora) for n in sizes]
+        results = [
+            one_size(args.source, n, workdir, args.queries, args.titles, args.corpora, args.built)
+            for n in sizes
+        ]
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(table(results))
