@@ -274,7 +274,7 @@ def scaled(sizes: list[int], rounds: int) -> int:
             ids = part.ids
         assert ids is not None
         found = (ids, sum(bm25(p.select(members(p.ids, ids))) for p in parts))
-        return npleaf._union(found, phrase(titles)) if titles else found
+        return npleaf.union(found, phrase(titles)) if titles else found
 
     for papers in sizes:
         factor = papers / PAPERS_87K

@@ -24,7 +24,7 @@ from whoosh.searching import Searcher as WhooshSearcher
 
 from tui_reader.errors import IndexDamaged
 from tui_reader.search import facets, ordering, stop, subsets
-from tui_reader.search.fast import ahead, bounds, health, score, selfcheck
+from tui_reader.search.fast import ahead, arrays, bounds, health, selfcheck
 from tui_reader.search.fast.score import every_match as every_score  # arrays or a dict (tests steer it)
 from tui_reader.search.fast.score import search as fast_search
 from tui_reader.search.highlight import match_spans, snippet
@@ -290,25 +290,18 @@ class Searcher:
         # Enter, a sort or a view: the whole answer, then its first ``limit`` (ordering.py).
         whole = not typeahead or order is not None or only is not None
         ranks = None if order is None else self._ranks(s, order)
-        # None: Whoosh's path below answers, and says what is wrong with unreadable files.
-        # fast_search logs and counts a fast-path error; health.take_notice tells the reader once.
-        # A keystroke may read only a query's most promising blocks (bounds.py); Enter, "more"
-        # and the command line read them all.
+        # None: Whoosh's path below answers, and says what is wrong with unreadable files. fast_search
+        # logs and counts a fast-path error; health.take_notice tells the reader once. A keystroke may
+        # read only a query's best blocks (bounds.py); Enter, "more" and the command line read them all.
         selfcheck.status()  # the gate: the self-check on the first search of the process
         every = every_score(s, q) if whole else None
-        bounded = mode is SearchMode.TYPING
-        fast = None if whole else fast_search(s, q, limit, exact=not typeahead, bounded=bounded)
-        relevance = ranks is None and only is None
-        if isinstance(every, tuple) and relevance and not score.level(every):
-            # array segments, by relevance: the page found in the arrays, no dict of every match
-            result.total, result.exact = int(every[0].size), not result.partial
-            result.order = ordering.RELEVANCE
-            top = score.top_arrays(every, limit)
+        page = arrays.page_of(every, limit) if ranks is None and only is None else None
+        scores = arrays.as_scores(every) if isinstance(every, tuple) and page is None else every
+        fast = None if whole else fast_search(s, q, limit, not typeahead, mode is SearchMode.TYPING)
+        if page is not None:  # array segments, by relevance: the page found in the arrays, no dict
+            top, result.total, result.exact, result.order = *page, not result.partial, ordering.RELEVANCE
             result.hits = self._hits((s.stored_fields(docnum)["id"], sc) for sc, docnum in top)
-            self._finish(s, q, typed, result, sets, view, suggesting and not typeahead)
-            return
-        scores = score.as_scores(every) if isinstance(every, tuple) else every
-        if scores is not None:  # every match scored a block at a time, then ordered
+        elif isinstance(scores, dict):  # every match scored a block at a time, then ordered
             scores = scores if only is None else only.kept(scores)
             level = ranks is None and ordering.level(scores.values())
             rows = facets.doc_rows(reader, self) if ranks is not None or level else []
@@ -327,22 +320,9 @@ class Searcher:
             self._whoosh(s, q, text, limit, budget, result, only, ranks if whole else None, whole)
             if order is not None:
                 result.order = order.name
-        self._finish(s, q, typed, result, sets, view, suggesting and not typeahead)
-
-    def _finish(
-        self,
-        s: WhooshSearcher,
-        q: query.Query,
-        typed: str,
-        result: SearchResult,
-        sets: subsets.Sets | None,
-        view: subsets.Only | None,
-        suggesting: bool,
-    ) -> None:
-        """The notices, the words to highlight, and a "did you mean" (Enter only)."""
         result.notice = _joined(result.notice or health.take_notice(), caps.was_cut(q))
-        result.terms = highlight_terms(q, s.reader())
-        if suggesting:  # offered only if it finds more (suggest.py)
+        result.terms = highlight_terms(q, reader)
+        if suggesting and not typeahead:  # offered only if it finds more (suggest.py)
             count = lambda t: self._total(s, t, sets, view)  # noqa: E731 (runs on this searcher)
             result.suggestion = suggest(typed, s, self, result.total, count)
 

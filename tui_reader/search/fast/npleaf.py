@@ -5,7 +5,7 @@ A query's answer in one segment is a pair of arrays, docnums ascending and their
 sums follow Whoosh's own matcher trees, so the floats, and the order of equal scores, are its:
 an And's parts are added in ``make_weighted_tree``'s order (weighted by minus each part's
 ``estimate_size`` in the segment), a Phrase's words in ``make_binary_tree``'s, an Or's parts
-in ``make_weighted_tree``'s of unions, or, where Whoosh preloads them (``score._preloaded``),
+in ``make_weighted_tree``'s of unions, or, where Whoosh preloads them (``score.preloaded``),
 one after another into an array, each times the Or's boost. Anything else raises
 ``Unsupported`` and Whoosh's searcher answers the whole query.
 
@@ -56,7 +56,7 @@ class NpLeaf:
     def run(self, q: query.Query, wanted: np.ndarray | None = None) -> Arrays:
         """``q``'s matches in the segment and their scores (those among ``wanted`` if given)."""
         stop.check()
-        if _lone(q):  # CompoundQuery.matcher: a lone part's own matcher, the group's boost unused
+        if lone(q):  # CompoundQuery.matcher: a lone part's own matcher, the group's boost unused
             return self.run(q.subqueries[0], wanted)
         if isinstance(q, query.Term):
             return _boosted(self.term(q.fieldname, q.text, wanted), q.boost)
@@ -70,9 +70,9 @@ class NpLeaf:
             found = self.run(q.a, wanted)
             excluded, _ = self.run(q.b, found[0])
             return _without(found, excluded)
-        if _expandable(q):
+        if expandable(q):
             return self._expanded(q, wanted)
-        if isinstance(q, query.Every) or _every_in_disguise(q):
+        if isinstance(q, query.Every) or every_in_disguise(q):
             return self._every(q.fieldname, q.boost, wanted)
         if q is query.NullQuery or isinstance(q, type(query.NullQuery)):
             return EMPTY
@@ -148,9 +148,9 @@ class NpLeaf:
         Or preloads its parts (ArrayUnionMatcher), each part's scores times the boost added
         into an array in the parts' order."""
         parts = [self.run(q, wanted) for q in subqueries]
-        if _preloaded(len(subqueries), self.doccount):
+        if preloaded(len(subqueries), self.doccount):
             return _accumulated(parts, boost)
-        tree = _weighted([(self._size(q), p) for q, p in zip(subqueries, parts, strict=True)], _union)
+        tree = _weighted([(self._size(q), p) for q, p in zip(subqueries, parts, strict=True)], union)
         return _boosted(tree, boost)
 
     # -- phrases ------------------------------------------------------------------------------
@@ -209,7 +209,7 @@ class NpLeaf:
             return EMPTY
         if len(words) == 1:
             return self.term(q.field(), words[0], wanted)
-        if q.constantscore and _preloaded(len(words), self.doccount):
+        if q.constantscore and preloaded(len(words), self.doccount):
             ids = [self._ids(q.field(), w, wanted) for w in words]
             docs = np.unique(np.concatenate(ids)) if ids else blocks_np.EMPTY_I
             return docs, np.ones(docs.size)
@@ -307,7 +307,7 @@ def _weighted(parts: list[tuple[int, Any]], combine: Callable[[Any, Any], Any]) 
     return ls[0][1]
 
 
-def _union(a: Arrays, b: Arrays) -> Arrays:
+def union(a: Arrays, b: Arrays) -> Arrays:
     """UnionMatcher: every doc of either, the two scores added where both match. An OR with
     its title phrase (titlefirst.py) meets the case where one holds the other's papers."""
     if not a[0].size:
@@ -354,19 +354,19 @@ def _boosted(found: Arrays, boost: float) -> Arrays:
     return found if boost == 1.0 else (found[0], found[1] * boost)
 
 
-def _lone(q: query.Query) -> bool:
+def lone(q: query.Query) -> bool:
     if isinstance(q, query.Or) and (q.minmatch or q.scale):
         return False
     return isinstance(q, query.And | query.Or) and len(q.subqueries) == 1
 
 
-def _preloaded(clauses: int, doccount: int) -> bool:
+def preloaded(clauses: int, doccount: int) -> bool:
     """Whether Whoosh's Or._matcher (no parent needing the current match) preloads its parts
     into an array (ArrayUnionMatcher) rather than a tree of unions."""
     return clauses >= query.Or.TOO_MANY_CLAUSES or not (clauses == 2 or doccount > 5000)
 
 
-def _expandable(q: query.Query) -> bool:
+def expandable(q: query.Query) -> bool:
     return (
         isinstance(q, query.MultiTerm)
         and not isinstance(q, query.Every)
@@ -376,7 +376,7 @@ def _expandable(q: query.Query) -> bool:
     )
 
 
-def _every_in_disguise(q: query.Query) -> bool:
+def every_in_disguise(q: query.Query) -> bool:
     if isinstance(q, query.Prefix):
         return q.text == "" and q.matcher.__func__ is query.Prefix.matcher
     if isinstance(q, query.Wildcard):

@@ -25,11 +25,11 @@ from itertools import compress
 from operator import add
 from typing import Any
 
-import numpy as np
 from whoosh import query
 
 from tui_reader.search import stop
-from tui_reader.search.fast import bm25, bounds, health, intersect, npleaf, phrase, w3
+from tui_reader.search.fast import arrays, bm25, bounds, health, intersect, npleaf, phrase, w3
+from tui_reader.search.fast.arrays import as_scores, top_arrays
 
 Scores = dict[int, float]
 Arrays = npleaf.Arrays  # (the index's docnums ascending, their scores): array segments' answers
@@ -102,10 +102,6 @@ def every_match(searcher: Any, q: query.Query) -> Scores | Arrays | None:
     return every[0] if search(searcher, q, 0, every=every) is not None and every else None
 
 
-def as_scores(found: Arrays) -> Scores:
-    return dict(zip(found[0].tolist(), found[1].tolist(), strict=True))
-
-
 def answer(
     searcher: Any,
     q: query.Query,
@@ -120,7 +116,7 @@ def answer(
         return None
     leaves = searcher.reader().leaf_readers()
     if any(npleaf.is_array_segment(reader) for reader, _ in leaves):
-        matched = arrays_answer(searcher, q, leaves, params)
+        matched = arrays.answer(searcher, q, leaves, lambda reader, q: _w3_leaf(searcher, reader, params, q))
         if matched is None:
             return None
         if every is not None:
@@ -151,60 +147,12 @@ def answer(
     return bm25.top(scores, limit), total, counted
 
 
-def arrays_answer(
-    searcher: Any, q: query.Query, leaves: list[tuple[Any, int]], params: tuple[float, float]
-) -> Arrays | None:
-    """Every match of ``q`` and its score, docnums ascending: array segments by npleaf.py, any
-    other (a mixed index) by Leaf, always exact; None when a segment's scorer cannot run it."""
-    docs: list[np.ndarray] = []
-    scores: list[np.ndarray] = []
+def _w3_leaf(searcher: Any, reader: Any, params: tuple[float, float], q: query.Query) -> Scores | None:
+    """A W3 segment's scores beside array segments, every match; None where Leaf declines."""
     try:
-        for reader, base in leaves:
-            ids, values = _segment_arrays(searcher, reader, params, q)
-            docs.append(ids + base)
-            scores.append(values)
-    except (_Unsupported, npleaf.Unsupported):
+        return Leaf(searcher, reader, params).run(q)
+    except _Unsupported:
         return None
-    if len(docs) == 1:
-        return docs[0], scores[0]
-    return np.concatenate(docs), np.concatenate(scores)
-
-
-def _segment_arrays(searcher: Any, reader: Any, params: tuple[float, float], q: query.Query) -> Arrays:
-    """One segment's matches: numpy for an array segment; for a W3 one Leaf (its blocks a
-    block at a time), or where Leaf declines, npleaf through Whoosh's matchers (slower)."""
-    if not npleaf.is_array_segment(reader):
-        try:
-            found = Leaf(searcher, reader, params).run(q)
-        except _Unsupported:
-            pass
-        else:
-            ids = np.fromiter(found.keys(), np.int64, len(found))
-            values = np.fromiter(found.values(), np.float64, len(found))
-            order = np.argsort(ids, kind="stable")
-            return ids[order], values[order]
-    return npleaf.NpLeaf(searcher, reader).run(q)
-
-
-def top_arrays(found: Arrays, limit: int) -> list[tuple[float, int]]:
-    """bm25.top for arrays: the ``limit`` best (score, docnum), best first, the lower docnum
-    first on a tie. The ``limit``-th best score is found by a partition: only the matches at
-    or above it are sorted."""
-    docs, scores = found
-    if limit <= 0 or not docs.size:
-        return []
-    if docs.size > limit:
-        kth = np.partition(scores, docs.size - limit)[docs.size - limit]
-        keep = np.flatnonzero(scores >= kth)
-        docs, scores = docs[keep], scores[keep]
-    order = np.lexsort((docs, -scores))[:limit]
-    return list(zip(scores[order].tolist(), docs[order].tolist(), strict=True))
-
-
-def level(found: Arrays) -> bool:
-    """ordering.level for arrays: more than one match, all scored the same."""
-    scores = found[1]
-    return scores.size > 1 and bool((scores == scores[0]).all())
 
 
 class Leaf:
@@ -226,7 +174,7 @@ class Leaf:
     def run(self, q: query.Query) -> Scores:
         if not isinstance(q, query.Phrase):
             self.top = None
-        if _lone(q):  # CompoundQuery.matcher: a lone part's own matcher, the group's boost unused
+        if npleaf.lone(q):  # CompoundQuery.matcher: a lone part's own matcher, the group's boost unused
             return self.run(q.subqueries[0])
         if isinstance(q, query.Term):
             return self._term(q.fieldname, q.text, q.boost)
@@ -240,9 +188,9 @@ class Leaf:
         if isinstance(q, query.AndNot):
             excluded = self.run(q.b)
             return {d: s for d, s in self.run(q.a).items() if d not in excluded}
-        if _expandable(q):
+        if npleaf.expandable(q):
             return self._expanded(q)
-        if isinstance(q, query.Every) or _every_in_disguise(q):
+        if isinstance(q, query.Every) or npleaf.every_in_disguise(q):
             return self._every(q.fieldname, q.boost)
         if q is query.NullQuery or isinstance(q, type(query.NullQuery)):
             return {}
@@ -268,7 +216,7 @@ class Leaf:
             raise _Unsupported
         if len(words) == 1:  # MultiTerm.matcher: a lone expansion is a plain, unboosted Term
             return self._term(q.field(), words[0], 1.0)
-        if q.constantscore and _preloaded(len(words), self.reader.doc_count_all()):
+        if q.constantscore and npleaf.preloaded(len(words), self.reader.doc_count_all()):
             # Or._matcher picks an unscored ArrayUnionMatcher: every match scores 1.0
             found: set[int] = set()
             for w in words:
@@ -319,7 +267,7 @@ class Leaf:
         """run(q) for the documents in ``only``; q is a term or an OR of terms (see _cost)."""
         if type(q) is query.Term:
             return self._term(q.fieldname, q.text, q.boost, only=only)
-        if _lone(q):
+        if npleaf.lone(q):
             return self._restricted(q.subqueries[0], only)
         return _boosted(_added(self._restricted(sub, only) for sub in q.subqueries), q.boost)
 
@@ -431,39 +379,6 @@ def _binary_sum(parts: list[list[float]]) -> list[float]:
     stop.check()  # a phrase may repeat a word hundreds of times
     half = len(parts) // 2
     return list(map(add, _binary_sum(parts[:half]), _binary_sum(parts[half:])))
-
-
-def _expandable(q: query.Query) -> bool:
-    """A fuzzy, prefix, wildcard or pattern query whose matcher is MultiTerm's own expansion."""
-    return (
-        isinstance(q, query.MultiTerm)
-        and not isinstance(q, query.Every)
-        and q.matcher.__func__
-        in (query.MultiTerm.matcher, query.PatternQuery.matcher, query.Prefix.matcher, query.Wildcard.matcher)
-        and getattr(q, "text", "x") not in ("", "*")
-    )
-
-
-def _every_in_disguise(q: query.Query) -> bool:
-    """A prefix ``""`` or a wildcard ``*``: their matchers are Every's."""
-    if isinstance(q, query.Prefix):
-        return q.text == "" and q.matcher.__func__ is query.Prefix.matcher
-    if isinstance(q, query.Wildcard):
-        return q.text == "*" and q.matcher.__func__ is query.Wildcard.matcher
-    return False
-
-
-def _preloaded(clauses: int, doccount: int) -> bool:
-    """Whether Whoosh's Or._matcher (AUTO_MATCHER, at the top of a search, where no parent
-    needs the current match) reads the clauses into an array rather than a tree of unions."""
-    return clauses >= query.Or.TOO_MANY_CLAUSES or not (clauses == 2 or doccount > 5000)
-
-
-def _lone(q: query.Query) -> bool:
-    """An AND or OR of one part: Whoosh runs the part alone, without the group's boost."""
-    if isinstance(q, query.Or) and (q.minmatch or q.scale):
-        return False  # left to Whoosh, as any OR that weighs its matches by how many parts match
-    return isinstance(q, query.And | query.Or) and len(q.subqueries) == 1
 
 
 def _added(parts: Iterable[Scores]) -> Scores:
