@@ -23,6 +23,16 @@ def _rss_mb(who: int) -> float:
     return resource.getrusage(who).ru_maxrss / 1024
 
 
+def _rss_now() -> str:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return f"{int(line.split()[1]) / 1024:.0f} MB"
+    except OSError:
+        pass
+    return "?"
+
+
 def _cpu(who: int) -> float:
     r = resource.getrusage(who)
     return r.ru_utime + r.ru_stime

@@ -26,6 +26,12 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
         return load_corpus([corpusgen.write(folder / "papers.jsonl", PAPERS)])
 
 
+@pytest.fixture(scope="module")
+def whooshs(generated: Corpus, tmp_path_factory: pytest.TempPathFactory) -> whoosh.index.Index:
+    """The generated papers through Whoosh's own writer (NpCodec): built once, read by each case."""
+    return _build(tmp_path_factory.mktemp("whooshs") / "whoosh", generated, None)
+
+
 def _build(folder: Path, corpus: Corpus, procs: int | None) -> whoosh.index.Index:
     """procs=None: Whoosh's own writer; otherwise the bulk builder with that many workers."""
     folder.mkdir()
@@ -101,6 +107,7 @@ def _assert_same_index(a: whoosh.index.Index, b: whoosh.index.Index, docs: int) 
 )
 def test_bulk_segment_holds_what_whooshs_writer_writes(
     generated: Corpus,
+    whooshs: whoosh.index.Index,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     procs: int,
@@ -114,7 +121,7 @@ def test_bulk_segment_holds_what_whooshs_writer_writes(
     if slice_postings:
         monkeypatch.setattr(merge, "SLICE", slice_postings)
     ours = _build(tmp_path / "bulk", generated, procs)
-    theirs = _build(tmp_path / "whoosh", generated, None)
+    theirs = whooshs
     assert len(ours._segments()) == 1
     _assert_same_index(ours, theirs, len(generated))
     with ours.searcher() as sa, theirs.searcher() as sb:
@@ -122,8 +129,8 @@ def test_bulk_segment_holds_what_whooshs_writer_writes(
 
         for text in ["learning", "graph neural", '"neural network"', "title:model", "robust~1/2"]:
             q = QueryParser("content", ours.schema).parse(text)
-            hits_a = [(h["id"], round(h.score, 4)) for h in sa.search(q, limit=20)]
-            hits_b = [(h["id"], round(h.score, 4)) for h in sb.search(q, limit=20)]
+            hits_a = [(h.docnum, h.score) for h in sa.search(q, limit=None)]
+            hits_b = [(h.docnum, h.score) for h in sb.search(q, limit=None)]
             assert hits_a == hits_b and hits_a, text
 
 
