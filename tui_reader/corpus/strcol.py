@@ -9,6 +9,7 @@ written into the parse cache and memory-mapped from it: a start reads no per-pap
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, overload
@@ -110,12 +111,14 @@ class StrColumn(Sequence[str]):
 class IdLookup:
     """Rows by id: sorted 64-bit hashes and the row of each (rows of one hash in row order)."""
 
-    __slots__ = ("_by_row", "hashes", "rows")
+    __slots__ = ("_by_row", "_h", "_r", "hashes", "rows")
 
     def __init__(self, hashes: U64, rows: U32) -> None:
         self.hashes = hashes
         self.rows = rows
         self._by_row: U64 | None = None
+        self._h: Sequence[int] = memoryview(np.ascontiguousarray(hashes, np.uint64)).cast("B").cast("Q")
+        self._r: Sequence[int] = memoryview(np.ascontiguousarray(rows, np.uint32)).cast("B").cast("I")
 
     @classmethod
     def of_hashes(cls, hashes: U64) -> IdLookup:
@@ -131,12 +134,12 @@ class IdLookup:
 
     def candidates(self, pid: str) -> list[int]:
         """Rows whose id may be ``pid`` (same hash): the caller compares the strings."""
-        h = np.uint64(id_hash(pid))
-        at = int(np.searchsorted(self.hashes, h))
+        h = id_hash(pid)
+        hashes, rows = self._h, self._r
+        at = bisect.bisect_left(hashes, h)  # on Python ints: no numpy call per look-up
         found: list[int] = []
-        hashes, rows = self.hashes, self.rows
-        while at < hashes.size and hashes[at] == h:
-            found.append(int(rows[at]))
+        while at < len(hashes) and hashes[at] == h:
+            found.append(rows[at])
             at += 1
         return found
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 ROW = 0xFFFF_FFFF
 BULK = 4096  # rows of a parsed file appended at once from which the hashes find them, not a dict
+MISSES = 20_000  # look-ups through the hashes after which a process keeps every id in a dict
 
 
 def plain(c: Corpus) -> bool:
@@ -141,6 +142,7 @@ class IdIndex(Mapping[str, int]):
         self._corpus = corpus
         self._recent: dict[str, int] = {}
         self._files: dict[int, tuple[FileData, U32 | None]] = {}  # file -> (its data, row -> paper)
+        self._misses = 0  # look-ups the dict did not answer: past MISSES, every id goes in it
 
     # -- filling (Corpus.grow) ----------------------------------------------------------------
     def added(self, n: int, f: int, data: FileData, start: int, stop: int) -> None:
@@ -186,6 +188,13 @@ class IdIndex(Mapping[str, int]):
             filed |= chosen
         self._recent = {pid: i for pid, i in self._recent.items() if not filed[i]}
 
+    def _whole(self) -> None:
+        """A caller looking every paper up one by one (facets, a store's ids): a dict of every
+        id, as before issue 21, for this process (the hashes' look-up costs ~2 µs, a dict's 0.1)."""
+        if self._files:
+            whole = dict(zip(self._corpus.ids, range(len(self._corpus)), strict=True))
+            self._recent, self._files = whole, {}
+
     def hashes_held(self, hashes: U64) -> npt.NDArray[np.bool_]:
         """Which of these id hashes some paper's id may have (compare the strings)."""
         held = np.zeros(hashes.size, np.bool_)
@@ -203,8 +212,13 @@ class IdIndex(Mapping[str, int]):
     def get(self, pid: str, default: int | T, /) -> int | T: ...
     def get(self, pid: str, default: object = None, /) -> object:
         found = self._recent.get(pid)
-        if found is not None:
-            return found
+        if found is not None or not self._files:
+            return default if found is None else found
+        self._misses += 1
+        if self._misses > MISSES:
+            self._whole()
+            found = self._recent.get(pid)
+            return default if found is None else found
         n = len(self._corpus._at)
         for data, paper_of in list(self._files.values()):
             assert data.lookup is not None
