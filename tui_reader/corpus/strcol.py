@@ -117,8 +117,8 @@ class IdLookup:
         self.hashes = hashes
         self.rows = rows
         self._by_row: U64 | None = None
-        self._h: Sequence[int] = memoryview(np.ascontiguousarray(hashes, np.uint64)).cast("B").cast("Q")
-        self._r: Sequence[int] = memoryview(np.ascontiguousarray(rows, np.uint32)).cast("B").cast("I")
+        self._h: Sequence[int] = np.ascontiguousarray(hashes, np.uint64).data.cast("B").cast("Q")
+        self._r: Sequence[int] = np.ascontiguousarray(rows, np.uint32).data.cast("B").cast("I")
 
     @classmethod
     def of_hashes(cls, hashes: U64) -> IdLookup:
