@@ -157,3 +157,18 @@ def test_ids_titles_and_the_lookup_act_as_list_and_dict(tmp_path: Path) -> None:
         index["nope"]
     assert {ids[0], "nope"} - index.keys() == {"nope"} and dict(index.items())[ids[2]] == 2
     assert frozenset(corpus.ids) == frozenset(ids) and sorted(corpus.titles) == sorted(titles)
+
+
+def test_the_ids_missing_from_a_set_are_found_at_once(tmp_path: Path) -> None:
+    """A store's ids checked against the collection (the visits of every launch) in one go,
+    the same answer as one look-up each, without filing every id in a dict."""
+    path = _write(tmp_path / "big.jsonl", _lines(N))
+    load_corpus([path])
+    corpus = load_corpus([path])
+    held = set(corpus.ids) | {"nope", "x" * 12, "\u00e9" * 12, ""}
+    before = corpus.index_of._misses
+    assert held - corpus.index_of.keys() == {"nope", "x" * 12, "\u00e9" * 12, ""}
+    assert not corpus.index_of.keys().isdisjoint(held) and corpus.index_of.keys().isdisjoint({"nope"})
+    assert corpus.index_of._misses - before < 10  # not one look-up per id
+    listed = _listed(corpus)
+    assert held - listed.index_of.keys() == held - corpus.index_of.keys()

@@ -57,6 +57,17 @@ class StrColumn(Sequence[str]):
     def blob(self) -> memoryview:
         return self._blob
 
+    def width(self) -> int | None:
+        """The byte length every string has, when they all have one and are ASCII (ids)."""
+        ends = self.offsets()
+        if not len(self):
+            return None
+        lengths = np.diff(ends)
+        first = int(lengths[0])
+        if first == 0 or not bool((lengths == first).all()):
+            return None
+        return first if bool((np.frombuffer(self._blob, np.uint8) < 128).all()) else None
+
     def offsets(self) -> U64:
         return np.frombuffer(self._ends, np.uint64)  # type: ignore[call-overload, no-any-return]
 
