@@ -10,7 +10,7 @@ from whoosh import query
 
 from bench import corpusgen
 from tui_reader.corpus.corpus import Corpus, load_corpus
-from tui_reader.search.fast import score
+from tui_reader.search.fast import npleaf, score
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.searcher import Searcher
 
@@ -100,7 +100,9 @@ def test_same_ranking_as_whoosh_on_one_segment(
     stopped = [
         _compare(index, searcher, text, limit=3, exact=False) for text in ['"neural network"', '"of the"']
     ]
-    assert any(not counted for _, counted in stopped)
+    with index.searcher() as s:  # array segments (the bulk build's) check every candidate anyway
+        arrays = any(npleaf.is_array_segment(r) for r, _ in s.reader().leaf_readers())
+    assert any(not counted for _, counted in stopped) != arrays
     index.close()
 
 

@@ -11,7 +11,7 @@ import whoosh.index
 from whoosh import query
 
 from tui_reader.corpus.corpus import load_corpus
-from tui_reader.search.fast import fastcheck, health, score, selfcheck, w3
+from tui_reader.search.fast import blocks_np, fastcheck, health, score, selfcheck, w3
 from tui_reader.search.fast import selfcheck as check
 from tui_reader.search.index.build import BulkBuild, BulkUnsupported, merge
 from tui_reader.search.index.persistent import SearchIndex
@@ -121,7 +121,8 @@ def test_a_fast_path_error_is_logged_counted_and_whoosh_answers(
     def broken(*args: object, **kwargs: object) -> Iterator[object]:
         raise RuntimeError("no blocks today")
 
-    monkeypatch.setattr(w3, "blocks", broken)
+    monkeypatch.setattr(w3, "blocks", broken)  # W3 segments' reader
+    monkeypatch.setattr(blocks_np, "block_arrays", broken)  # array segments' (the bulk build's)
     with caplog.at_level(logging.ERROR, logger="tui_reader.search"):
         notices = assert_whooshs_answers(seed_searcher)
     failures = [r for r in caplog.records if r.name == "tui_reader.search" and r.levelno == logging.ERROR]
