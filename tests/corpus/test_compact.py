@@ -172,3 +172,18 @@ def test_the_ids_missing_from_a_set_are_found_at_once(tmp_path: Path) -> None:
     assert corpus.index_of._misses - before < 10  # not one look-up per id
     listed = _listed(corpus)
     assert held - listed.index_of.keys() == held - corpus.index_of.keys()
+
+
+def test_a_folded_collection_iterates_and_slices_as_it_indexes(tmp_path: Path) -> None:
+    """Runs of one file's rows are decoded at once; papers a fold moved, one by one: the same."""
+    one = _write(tmp_path / "one.jsonl", _lines(N))
+    two = _write(tmp_path / "two.jsonl", _lines(N)[::3] + _lines(300, salt="c"))
+    load_corpus([one, two])
+    for corpus in (load_corpus([one]), load_corpus([one, two])):
+        n = len(corpus)
+        for column in (corpus.ids, corpus.titles):
+            each = [column[i] for i in range(n)]
+            assert list(column) == each
+            assert (
+                column[3 : n - 7] == each[3 : n - 7] and column[BULK - 5 : BULK + 40000] == each[BULK - 5 :]
+            )

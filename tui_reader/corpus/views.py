@@ -73,6 +73,8 @@ class _Papers(Sequence[str]):
             start, stop, step = i.indices(n)
             if step == 1 and self._is_plain():
                 return list(self._column(self._corpus.files[0])[start:stop])
+            if step == 1:
+                return list(self._runs(start, stop))
             return [self._one(k) for k in range(start, stop, step)]
         if i < 0:
             i += n
@@ -81,10 +83,33 @@ class _Papers(Sequence[str]):
         return self._one(i)
 
     def __iter__(self) -> Iterator[str]:
-        n = len(self)
         if self._is_plain():
             return iter(self._column(self._corpus.files[0]))
-        return (self._one(i) for i in range(n))
+        return self._runs()
+
+    def _overrides(self) -> list[int]:
+        raise NotImplementedError
+
+    def _locs(self, start: int, stop: int) -> npt.NDArray[np.uint64]:
+        return np.frombuffer(self._corpus._at, np.uint64)[start:stop]
+
+    def _runs(self, begin: int = 0, end: int | None = None, step: int = 1 << 14) -> Iterator[str]:
+        """Papers in order, a run of one file's consecutive rows decoded at once (a corpus of one
+        file with a few records folded is nearly all runs), the others one by one."""
+        c = self._corpus
+        changed = np.array(sorted(self._overrides()), np.int64)
+        end = len(self) if end is None else end
+        for start in range(begin, end, step):
+            stop = min(start + step, end)
+            locs = self._locs(start, stop)
+            first = int(locs[0])
+            touched = np.searchsorted(changed, stop) > np.searchsorted(changed, start)
+            if touched or not np.array_equal(locs, np.arange(first, first + stop - start, dtype=np.uint64)):
+                yield from (self._one(i) for i in range(start, stop))
+                continue
+            column = self._column(c.files[first >> 32])
+            row = first & ROW
+            yield from column[row : row + stop - start]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence) and not isinstance(other, str | bytes):
@@ -111,6 +136,9 @@ class PaperIds(_Papers):
     def _column(self, data: FileData) -> Sequence[str]:
         return data.ids
 
+    def _overrides(self) -> list[int]:
+        return [*self._corpus._renamed, *self._corpus._id_at]
+
     def __contains__(self, pid: object) -> bool:
         return isinstance(pid, str) and pid in self._corpus.index_of
 
@@ -128,6 +156,9 @@ class PaperTitles(_Papers):
 
     def _column(self, data: FileData) -> Sequence[str]:
         return data.titles
+
+    def _overrides(self) -> list[int]:
+        return list(self._corpus._titled)
 
 
 NONE = 0xFFFF_FFFF  # a file row that is no paper under its own id (folded, renamed, not merged yet)
