@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cli_fork import run_forked
+
 from tui_reader import paths
 
 SEEDS = paths.seeds_dir()
@@ -50,7 +52,11 @@ def _cli_env() -> dict[str, str]:
 
 
 def run_cli(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m tui_reader ARGS`` with the (already isolated) environment of the test."""
+    """Run ``python -m tui_reader ARGS`` with the (already isolated) environment of the test,
+    forked from a process that has imported the CLI (cli_fork.py) where that is the same."""
+    forked = run_forked(args, cwd, _cli_env(), timeout)
+    if forked is not None:
+        return forked
     return subprocess.run(
         [sys.executable, "-m", "tui_reader", *args],
         cwd=cwd,
@@ -65,8 +71,12 @@ def run_cli(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedP
 def run_cli_many(
     *calls: tuple[str, ...], cwd: Path, timeout: float = 60
 ) -> list[subprocess.CompletedProcess[str]]:
-    """Several independent CLI runs at once (they only read), results in the order given."""
+    """Several independent CLI runs (they only read), results in the order given: one after
+    another where they are forked (cli_fork.py), else all at once."""
     env = _cli_env()
+    forked = [run_forked(args, cwd, env, timeout) for args in calls]
+    if all(r is not None for r in forked):
+        return [r for r in forked if r is not None]
     procs = [
         (
             args,
