@@ -229,23 +229,31 @@ class IdIndex(Mapping[str, int]):
     def keys(self) -> _Keys:
         return _Keys(self)
 
-    def absent(self, given: Iterable[str]) -> set[str]:
-        """The ids no paper has, all at once: one file's ids compared as fixed-width bytes in
-        numpy (a store of 2.7M visited ids checked at start), else one by one."""
-        rest = [pid for pid in dict.fromkeys(given) if pid not in self._recent]
+    def absent(self, given: Iterable[Any]) -> set[Any]:
+        """What of ``given`` no paper has as its id, all at once: the corpus's one file's ids and
+        the given ones compared as fixed-width bytes in numpy (a store of 2.7M visited ids checked
+        at start), else one look-up each."""
+        rest = set(given)
+        if self._recent:
+            rest -= self._recent.keys()
         data = self._only_file()
         width = data.ids.width() if data is not None and isinstance(data.ids, StrColumn) else None
         if data is None or width is None or not rest:
-            return {pid for pid in rest if self.get(pid) is None}
-        same = [pid for pid in rest if len(pid) == width and pid.isascii()]
-        out = {pid for pid in rest if not (len(pid) == width and pid.isascii())}
-        if same:
-            assert isinstance(data.ids, StrColumn)
-            ours = np.frombuffer(data.ids.blob, f"S{width}")
-            theirs = np.frombuffer("".join(same).encode("ascii"), f"S{width}")
-            found = np.isin(theirs, ours)
-            out.update(pid for pid, hit in zip(same, found.tolist(), strict=True) if not hit)
-        return out
+            return {x for x in rest if not isinstance(x, str) or self.get(x) is None}
+        listed = list(rest)
+        try:
+            joined = "".join(listed).encode("ascii")
+        except (TypeError, UnicodeEncodeError):  # not all ASCII ids
+            joined = b""
+        out: set[Any] = set()
+        if len(joined) != width * len(listed):  # some of another width: those one by one
+            alike = [x for x in listed if isinstance(x, str) and len(x) == width and x.isascii()]
+            out = {x for x in rest.difference(alike) if not isinstance(x, str) or self.get(x) is None}
+            listed, joined = alike, "".join(alike).encode("ascii")
+        assert isinstance(data.ids, StrColumn)
+        theirs = np.frombuffer(joined, f"S{width}")
+        found = np.isin(theirs, np.frombuffer(data.ids.blob, f"S{width}"))
+        return out | {listed[k] for k in np.flatnonzero(~found).tolist()}
 
     def _only_file(self) -> FileData | None:
         """The corpus's one file, when every id of its rows is a paper's (within one file a
@@ -308,10 +316,8 @@ class _Keys(KeysView[str]):
     _mapping: IdIndex
 
     def __rsub__(self, other: Iterable[Any]) -> set[Any]:
-        return self._mapping.absent(pid for pid in other if isinstance(pid, str)) | {
-            x for x in other if not isinstance(x, str)
-        }
+        return self._mapping.absent(other)
 
     def isdisjoint(self, other: Iterable[Any]) -> bool:
-        strs = [x for x in other if isinstance(x, str)]
-        return len(self._mapping.absent(strs)) == len(set(strs))
+        given = set(other)
+        return len(self._mapping.absent(given)) == len(given)
