@@ -58,11 +58,16 @@ def main(argv: list[str] | None = None) -> None:
     last: list[str | None] = [None]
     start = time.perf_counter()
 
+    tenth = [0]
+
     def progress(done: int, total: int, phase: str) -> None:
-        if phase != last[0]:
+        step = 10 * done // total if total else 0
+        if phase != last[0] or step > tenth[0]:
+            tenth[0] = step
             cpu = _cpu(resource.RUSAGE_SELF) - cpu0
             print(
-                f"  {time.perf_counter() - start:7.1f} s  parent cpu {cpu:6.1f} s  {phase} {done}/{total}",
+                f"  {time.perf_counter() - start:7.1f} s  parent cpu {cpu:6.1f} s  rss {_rss_now()}"
+                f"  {phase} {done}/{total}",
                 flush=True,
             )
             last[0] = phase

@@ -253,7 +253,8 @@ class FastStemAnalyzer(_Fused):
         return stem_chain()
 
     def kept_text(self, word: str) -> str | None:
-        return self._cache[word] or None
+        """The stem, not remembered here: the bulk build's Words remembers each word once."""
+        return None if len(word) < 2 or word in STOP_WORDS else porter_stem(word)
 
     def _stem(self, word: str) -> str | None:
         stemmed = None if len(word) < 2 or word in STOP_WORDS else porter_stem(word)

@@ -252,7 +252,6 @@ class SearchIndex:
         try:
             ix = whoosh.index.create_in(str(staging), make_schema())
             procs = procs if procs is not None else (min(2, os.cpu_count() or 1) if n > 5000 else 1)
-            docs = {corpus.ids[i]: _doc_sig(corpus, i) for i in range(n)}
             try:
                 self._bulk(ix, procs, progress)
             except (BulkUnsupported, BulkFailed) as exc:  # slower, but the collection gets its index
@@ -260,6 +259,7 @@ class SearchIndex:
                     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)) from exc
                 self._standard(ix, progress)
             ix.close()
+            docs = {corpus.ids[i]: _doc_sig(corpus, i) for i in range(n)}  # after: not beside the workers
             self._write_manifest(docs, staging)
             self._swap_in(staging)
         finally:

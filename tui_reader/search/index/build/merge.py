@@ -21,7 +21,7 @@ from tui_reader.search.fast.codec import V_POSITIONS
 from tui_reader.search.fast.listwriter import Lists, encode_lists
 from tui_reader.search.index.build.runs import Run
 
-SLICE = 1_000_000  # postings per task: a worker holds ~0.3 GB while it encodes one
+SLICE = 400_000  # postings per task: ~40 int64 arrays of each, and the span's terms (ids: one posting each)
 _BYTES = np.array([length_to_byte(n) for n in range(1 << 16)], np.uint8)
 
 
