@@ -195,3 +195,16 @@ def test_bulk_segment_is_whooshs_byte_for_byte(ranges: int, slice_postings: int 
             q = QueryParser("content", theirs.schema).parse(text)
             hits_a = [(h.docnum, h.score) for h in sa.search(q, limit=None)]
             assert hits_a == [(h.docnum, h.score) for h in sb.search(q, limit=None)] and hits_a, text
+
+
+def test_an_empty_collection_builds_an_empty_segment() -> None:
+    ix = RamStorage().create_index(make_schema())
+    writer = ix.writer(codec=NpCodec())
+    build = BulkBuild(writer, 0)
+    try:
+        build.finish()
+        writer.commit(merge=False)
+    finally:
+        build.close()
+    with ix.searcher() as s:
+        assert s.doc_count_all() == 0 and list(s.reader().all_terms()) == []

@@ -179,12 +179,13 @@ class BulkBuild:
         else:
             for child in self._children:
                 child.send(None)  # no more documents
-            while len(self._tables) < len(self.plan.ranges):
+            while len(self._tables) < sum(hi > lo for lo, hi in self.plan.ranges):
                 self._poll(timeout=0.5)
         if not self._per_doc.complete():
             raise BulkFailed("an indexing process did not report its documents")
-        paths = [self._tables[lo]["path"] for lo, _ in self.plan.ranges]
-        ranges = [runs.Run(self._tables[lo]) for lo, _ in self.plan.ranges]
+        tables = [self._tables[lo] for lo, hi in self.plan.ranges if hi > lo]  # none if no papers
+        paths = [t["path"] for t in tables]
+        ranges = [runs.Run(t) for t in tables]
         self._tasks = merge.tasks(ranges, self.slice_postings)
         if self.procs == 1:
             self._merge_local(ranges)
