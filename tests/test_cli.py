@@ -333,7 +333,7 @@ def _damage_keeping_times(folder: Path, how: str) -> None:
         if how == "vocabulary":  # everything in the middle: the word lists do not load
             data[4096:-4096] = bytes((i * 7919) % 251 for i in range(len(data) - 8192))
         else:  # the posting lists' tags: the index opens, a search fails
-            data[4096:-4096] = bytes(data[4096:-4096]).replace(b"W3Bl", b"XXXX")
+            data[4096:-4096] = bytes(data[4096:-4096]).replace(b"W3Bl", b"XXXX").replace(b"TRn1", b"XXXX")
         seg.write_bytes(bytes(data))
         os.utime(seg, ns=(st.st_atime_ns, st.st_mtime_ns))
 

@@ -255,7 +255,8 @@ def _corrupt(folder: Path, mode: str) -> None:
         for p in segments:
             st = p.stat()
             data = p.read_bytes()  # the posting lists' tags, outside the hashed head and tail
-            p.write_bytes(data[:4096] + data[4096:-4096].replace(b"W3Bl", b"XXXX") + data[-4096:])
+            middle = data[4096:-4096].replace(b"W3Bl", b"XXXX").replace(b"TRn1", b"XXXX")
+            p.write_bytes(data[:4096] + middle + data[-4096:])
             os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
     else:  # pragma: no cover
         raise AssertionError(mode)
