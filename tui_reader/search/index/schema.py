@@ -13,8 +13,9 @@ from tui_reader.search.index.analysis import AUTHOR_SEPARATOR, authors_analyzer,
 # 9: the layered packages (search/ owns Whoosh): an index written before them rebuilds once;
 # 10: doi, arxiv, keywords and kind from citation formats; 11: Greek letters and math symbols
 # folded to their names (α = alpha = \alpha); 12: a gap between authors (a phrase stays in one name);
-# 13: search/ split into index/, query/, fast/ (the pickled analyzers moved): rebuilt once
-SCHEMA_VERSION = 13
+# 13: search/ split into index/, query/, fast/ (the pickled analyzers moved): rebuilt once;
+# 14: posting lists in the array codec (fast/codec.py NpCodec), which Enter's numpy path reads
+SCHEMA_VERSION = 14
 DEFAULT_FIELD = "content"  # title, authors and abstract together: what a plain word searches
 
 
