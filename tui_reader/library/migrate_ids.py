@@ -54,15 +54,16 @@ def migrate(
 ) -> Migrated:
     """Rename the stores' old ids of this collection's papers (once per collection; call it in a
     worker: the first look-up of an alias reads every row). Store problems become warnings.
-    Stores holding only ids the collection lists cost nothing and write nothing."""
+    Stores holding only ids the collection lists cost nothing and write nothing; a collection
+    done already costs no look at its visits (which may hold every id it ever listed)."""
     held = set(bookmarks.ids()) | (set(read.ids()) if read is not None else set())
     saved = session.get(corpus.key).paper if session is not None else ""
     held |= {saved} if saved else set()
-    visits = _visit_ids(arrivals) if arrivals is not None else set()
-    if not (held | visits) - corpus.index_of.keys():
-        return Migrated()
     done = done_store(data_dir)
     if done.path.exists() and dict_of(done.load(), KEY).get(corpus.key) == IDS_VERSION:
+        return Migrated()
+    visits = _visit_ids(arrivals) if arrivals is not None else set()
+    if not (held | visits) - corpus.index_of.keys():
         return Migrated()
     mapping = _mapping(corpus, held | visits)
     result = Migrated({old: new for old, new in mapping.items() if old in held})
