@@ -109,14 +109,20 @@ class StrColumn(Sequence[str]):
             yield from self._run(start, min(start + step, len(self)))
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-        return NotImplemented
+        return same_strings(self, other)
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"StrColumn({len(self)} strings)"
+
+
+def same_strings(column: Sequence[str], other: object) -> bool:
+    """A string column's ``==``: equal to any sequence (a list, another column) holding the same
+    strings, as the lists these columns replaced were."""
+    if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+        return len(column) == len(other) and all(a == b for a, b in zip(column, other, strict=True))
+    return NotImplemented  # type: ignore[no-any-return]
 
 
 class IdLookup:

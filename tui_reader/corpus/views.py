@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 import numpy as np
 import numpy.typing as npt
 
-from tui_reader.corpus.strcol import U32, U64, StrColumn, hashes_of
+from tui_reader.corpus.strcol import U32, U64, StrColumn, hashes_of, same_strings
 
 if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
@@ -112,9 +112,7 @@ class _Papers(Sequence[str]):
             yield from column[row : row + stop - start]
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-        return NotImplemented
+        return same_strings(self, other)
 
     __hash__ = None  # type: ignore[assignment]
 
