@@ -27,7 +27,7 @@ import numpy as np
 from whoosh import columns, formats, scoring
 from whoosh.codec import whoosh3
 from whoosh.matching.wrappers import FilterMatcher
-from whoosh.system import pack_int, pack_long, pack_ushort, unpack_int, unpack_long
+from whoosh.system import pack_ushort
 from whoosh.util.numeric import byte_to_length
 
 from tui_reader.search import stop
@@ -213,9 +213,7 @@ def position_deltas(values: list[bytes]) -> list[list[int]]:
 
 
 # -- writing: the bulk build's posting blocks and its segment -------------------------------------
-MAGIC_LEN = len(whoosh3.WHOOSH3_HEADER_MAGIC)
 _TERMINFO = struct.Struct("!BfIBBfII")  # W3TermInfo's header: flags, weight, doc count, length
-_INFO_SIZE = _TERMINFO.size  # bytes, max weight, first/last id; then the postings' offset and length
 
 
 def writer_problem(writer: Any) -> str | None:
@@ -262,36 +260,3 @@ class Segment:
         """``count`` documents were written: commit() then closes the segment as usual."""
         self._writer.docnum = count
         self._writer._added = True
-
-
-def extent(info: bytes) -> tuple[int, int]:
-    """Where a term's postings start in its file, and their length."""
-    return unpack_long(info[_INFO_SIZE : _INFO_SIZE + 8])[0], unpack_int(
-        info[_INFO_SIZE + 8 : _INFO_SIZE + 12]
-    )[0]
-
-
-def moved(info: bytes, offset: int) -> bytes:
-    """The term info with its postings at ``offset``."""
-    return info[:_INFO_SIZE] + pack_long(offset) + info[_INFO_SIZE + 8 :]
-
-
-def joined(data: bytes, last_block: int, first: bool, last: bool) -> bytes:
-    """One range's posting blocks, to go end to end with other ranges' blocks of the term: the
-    header only before the first; the last block's length, negative, flipped unless last."""
-    if not last:
-        (size,) = unpack_int(data[last_block : last_block + 4])
-        data = data[:last_block] + pack_int(abs(size)) + data[last_block + 4 :]
-    return data if first else data[MAGIC_LEN:]
-
-
-def combined(infos: list[bytes], offset: int, length: int) -> bytes:
-    """W3TermInfo for posting lists laid end to end (docnums ascending): weights and document
-    counts add up, length bytes and the weight take min/max, ids the first and last."""
-    _, weight, df, minlen, maxlen, maxweight, minid, maxid = zip(
-        *map(_TERMINFO.unpack_from, infos), strict=True
-    )
-    head = _TERMINFO.pack(
-        0, sum(weight), sum(df), min(minlen), max(maxlen), max(maxweight), minid[0], maxid[-1]
-    )
-    return head + pack_long(offset) + pack_int(length)
