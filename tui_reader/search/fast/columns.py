@@ -28,6 +28,7 @@ from tui_reader.search.fast.codec import (
     decode,
 )
 from tui_reader.search.fast.docsets import members
+from tui_reader.search.fast.rowgather import put_rows
 
 WEIGHT_BYTES = np.array([0, 2, 4], np.int64)  # by weight kind: W_ONES, W_U16, W_F32
 ITEM_TYPES: dict[int, np.dtype[Any]] = {1: np.dtype("u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4")}
@@ -67,7 +68,9 @@ def gather(raw: np.ndarray, offsets: np.ndarray, items: np.ndarray, widths: np.n
         dtype = kinds.get(w)
         if dtype is None:
             continue
-        sel = slice(None) if one else widths == w
+        sel = np.arange(widths.size) if one else np.flatnonzero(widths == w)
+        rows = put_rows(raw, offsets[sel], items[sel], dtype, out, starts[sel])  # full blocks
+        sel = sel[~rows]  # the others (a list's last block), by an index per item
         n = items[sel]
         values = raw[spans(offsets[sel], n * dtype.itemsize)].view(dtype)
         if values.size == out.size:
