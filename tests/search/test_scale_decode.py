@@ -14,7 +14,7 @@ from test_codec import write
 from whoosh import fields
 from whoosh.qparser import QueryParser
 
-from tui_reader.search.fast import blocks_np, columns, rowgather, score
+from tui_reader.search.fast import blocks_np, columns, docsets, rowgather, score
 from tui_reader.search.fast.codec import NpCodec
 
 N = 1500
@@ -123,3 +123,18 @@ def test_a_block_past_its_list_is_an_error() -> None:
     out = np.zeros(8, np.int64)
     with pytest.raises(ValueError):
         rowgather.put_rows(raw, np.array([0, 8]), np.array([4, 4]), np.dtype("u1"), out, np.array([0, 4]))
+
+
+def test_picked_positions_are_those_of_the_whole_blocks(ix: Any) -> None:
+    """``only``'s deltas read posting by posting (rowgather.picked_deltas), 1- and 2-byte blocks,
+    against the same postings taken from the blocks decoded whole."""
+    widths: set[int] = set()
+    for wanted in (np.arange(0, N, 7, dtype=np.int64), np.arange(1, N, 2, dtype=np.int64)):
+        for _, buf in _lists(ix):
+            widths.update(columns.directory(buf)["dw"].tolist())
+            whole = columns.read(buf, wanted, True, False)
+            _same(
+                columns.read(buf, wanted, True, True),
+                columns._selected(whole, docsets.members(whole.ids, wanted)),
+            )
+    assert {1, 2} <= widths

@@ -28,7 +28,7 @@ from tui_reader.search.fast.codec import (
     decode,
 )
 from tui_reader.search.fast.docsets import members
-from tui_reader.search.fast.rowgather import put_rows
+from tui_reader.search.fast.rowgather import picked_deltas, put_rows
 
 WEIGHT_BYTES = np.array([0, 2, 4], np.int64)  # by weight kind: W_ONES, W_U16, W_F32
 ITEM_TYPES: dict[int, np.dtype[Any]] = {1: np.dtype("u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4")}
@@ -142,20 +142,8 @@ def read(buf: bytes, wanted: np.ndarray | None = None, positions: bool = True, o
 def _picked(raw: np.ndarray, cols: Columns, keep: np.ndarray, blocks: tuple[np.ndarray, ...]) -> Columns:
     """The position deltas of the postings at ``keep`` only, read byte by byte where each
     block puts them (``cols.counts``: every posting's count in the blocks read)."""
-    n, npos, deltas_at, dw = blocks
     assert cols.counts is not None
-    counts = cols.counts
-    block = np.repeat(np.arange(n.size, dtype=np.int64), n)[keep]
-    first = (np.cumsum(counts) - counts)[keep] - (np.cumsum(npos) - npos)[block]  # in its block
-    picked = counts[keep]
-    where = np.repeat(block, picked)
-    width = dw[where]
-    at = deltas_at[where] + spans(first, picked) * width
-    deltas = raw[at].astype(np.int64)
-    for k in (1, 2, 3):  # little-endian bytes past the first, where the width has them
-        more = np.flatnonzero(width > k)
-        if more.size:
-            deltas[more] |= raw[at[more] + k].astype(np.int64) << (8 * k)
+    picked, deltas = picked_deltas(raw, cols.counts, keep, blocks)  # rowgather.py
     return Columns(cols.ids, cols.weights, cols.lengths, picked, deltas)
 
 
