@@ -105,7 +105,20 @@ def test_rows_match_whooshs_matcher(ix: Any) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["alpha", "often gappy", '"far pad"', '"pad far"', '"far alpha"', "leap OR gappy", "far NOT often"],
+    [
+        "alpha",
+        "often gappy",
+        '"far pad"',
+        '"pad far"',
+        '"far alpha"',
+        '"alpha far"',
+        '"often alpha"',
+        '"alpha gamma"',
+        '"beta alpha"~2',
+        '"far pad far"',
+        "leap OR gappy",
+        "far NOT often",
+    ],
 )
 def test_queries_are_whooshs(ix: Any, text: str) -> None:
     with ix.searcher() as s:

@@ -266,8 +266,46 @@ def holding(chosen: list[blocks_np.TermArrays], n: int, slop: int) -> np.ndarray
     rest = np.flatnonzero(~once)
     if not rest.size:
         return single[held]
-    found = rest[_chained([a.select(rest) for a in chosen], rest.size, slop)]
+    found = _paired(chosen, rest, slop) if len(chosen) == 2 else None
+    if found is None:
+        found = rest[_chained([a.select(rest) for a in chosen], rest.size, slop)]
     return np.sort(np.concatenate((single[held], found)))
+
+
+def _paired(chosen: list[blocks_np.TermArrays], rest: np.ndarray, slop: int) -> np.ndarray | None:
+    """holding's test for two words where one occurs once and the other more often (most of
+    the rest of a common phrase's papers): the lone position against each of the other's, no
+    keys sorted or searched; the papers where both recur go to ``_chained``. None where a
+    posting has no positions (not met: _chained decides)."""
+    a, b = chosen
+    assert a.offsets is not None and b.offsets is not None
+    counts_a, counts_b = np.diff(a.offsets)[rest], np.diff(b.offsets)[rest]
+    if not (counts_a.all() and counts_b.all()):
+        return None
+    lone_a = rest[counts_a == 1]  # b after a's one position
+    lone_b = rest[(counts_a != 1) & (counts_b == 1)]  # a before b's one position
+    both = rest[(counts_a != 1) & (counts_b != 1)]
+    found = [
+        lone_a[_against(a, b, lone_a, slop, 1)],
+        lone_b[_against(b, a, lone_b, slop, -1)],
+        both[_chained([x.select(both) for x in chosen], both.size, slop)] if both.size else both,
+    ]
+    return np.concatenate(found)
+
+
+def _against(one: blocks_np.TermArrays, other: blocks_np.TermArrays, docs: np.ndarray, slop: int,
+             sign: int) -> np.ndarray:  # fmt: skip
+    """Indices into ``docs`` where one of ``other``'s positions stands 1..slop after (sign 1) or
+    before (sign -1) ``one``'s lone position."""
+    if not docs.size:
+        return blocks_np.EMPTY_I
+    assert one.positions is not None and one.offsets is not None
+    lone = one.positions[one.offsets[:-1][docs]]
+    many = other.select(docs)
+    assert many.positions is not None and many.offsets is not None
+    step = (many.positions - np.repeat(lone, np.diff(many.offsets))) * sign
+    ok = (step >= 1) & (step <= slop)
+    return np.flatnonzero(np.logical_or.reduceat(ok, many.offsets[:-1]))
 
 
 def _chained(chosen: list[blocks_np.TermArrays], n: int, slop: int) -> np.ndarray:
