@@ -138,16 +138,40 @@ def test_a_block_past_its_list_is_an_error() -> None:
         rowgather.put_rows(raw, np.array([0, 8]), np.array([4, 4]), np.dtype("u1"), out, np.array([0, 4]))
 
 
-def test_picked_positions_are_those_of_the_whole_blocks(ix: Any) -> None:
-    """``only``'s deltas read posting by posting (rowgather.picked_deltas), 1- and 2-byte blocks,
-    against the same postings taken from the blocks decoded whole."""
+@pytest.fixture(scope="module")
+def boosted(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Some papers' words weigh 1.5: blocks of float32 weights beside whole-number ones."""
+    schema = fields.Schema(id=fields.ID(stored=True, unique=True), body=fields.TEXT(phrase=True))
+    path = tmp_path_factory.mktemp("boosted")
+    ix = write(path, _docs()[:600], [NpCodec()], schema)
+    with ix.writer(codec=NpCodec()) as w:
+        for i, doc in enumerate(_docs()[600:]):
+            w.add_document(**doc, **({"_body_boost": 1.5} if (i // 128) % 2 else {}))
+    with ix.writer(codec=NpCodec()) as w:
+        w.optimize = True
+    return ix.storage.open_index()
+
+
+@pytest.mark.parametrize("positions", [True, False])
+@pytest.mark.parametrize("which", ["ix", "boosted"])
+def test_picked_postings_are_those_of_the_whole_blocks(request: pytest.FixtureRequest, which: str,
+                                                       positions: bool) -> None:  # fmt: skip
+    """``only``'s postings read one by one (rowgather.picked_items, picked_deltas): weights of
+    every kind, 1- and 2-byte deltas, against the same postings of the blocks decoded whole."""
+    index = request.getfixturevalue(which)
     widths: set[int] = set()
+    kinds: set[int] = set()
     for wanted in (np.arange(0, N, 7, dtype=np.int64), np.arange(1, N, 2, dtype=np.int64)):
-        for _, buf in _lists(ix):
+        for _, buf in _lists(index):
             widths.update(columns.directory(buf)["dw"].tolist())
-            whole = columns.read(buf, wanted, True, False)
-            _same(
-                columns.read(buf, wanted, True, True),
-                columns._selected(whole, docsets.members(whole.ids, wanted)),
-            )
+            kinds.update(columns.directory(buf)["wkind"].tolist())
+            whole = columns.read(buf, wanted, positions, False)
+            picked = columns.read(buf, wanted, positions, True)
+            _same(picked, columns._selected(whole, docsets.members(whole.ids, wanted)))
     assert {1, 2} <= widths
+    assert kinds >= ({0, 1, 2} if which == "boosted" else {0, 1})
+
+
+@pytest.mark.parametrize("text", ['"far pad"', '"alpha gamma"', "often gappy", "alpha beta"])
+def test_boosted_queries_are_whooshs(boosted: Any, text: str) -> None:
+    test_queries_are_whooshs(boosted, text)
