@@ -138,8 +138,9 @@ class Loader:
 
     def _prepare_index(self, corpus: Corpus, rebuild: bool) -> None:
         """Open, update or build the index (rebuilt once if Whoosh finds it damaged)."""
-        from tui_reader.search import open_searcher
+        from tui_reader.search import SearchIndex, open_searcher
 
+        SearchIndex.isolate = True  # a cold build in a child: the reader keeps only its own memory
         worker, post = get_current_worker(), self.screen.post_message
         overall = OverallProgress()  # one figure over the build's phases, never going back
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
 import os
 import secrets
@@ -21,7 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import whoosh
 import whoosh.index
@@ -32,21 +31,14 @@ from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.text import clean_label
 from tui_reader.errors import CacheUnusable, IndexBusy, IndexDamaged
 from tui_reader.search.fast import selfcheck
-from tui_reader.search.index import faults, leftovers
+from tui_reader.search.index import faults, isolated, leftovers
 from tui_reader.search.index.build import BulkBuild, BulkFailed, BulkUnsupported, codec
+from tui_reader.search.index.manifest import doc_sig, json_object, read_signatures
 from tui_reader.search.index.schema import SCHEMA_VERSION, document, make_schema
 from tui_reader.search.index.storage import MappedStorage
 
 Progress = Callable[[int, int, str], None]
 MANIFEST_LAYOUT = 2  # "docs" written last
-
-
-def _json_object(raw: bytes) -> dict | None:
-    try:
-        data = json.loads(raw)
-    except ValueError:  # "docs" was not last (an older manifest, or an id named docs)
-        return None
-    return data if isinstance(data, dict) else None
 
 
 @dataclass(slots=True)
@@ -65,27 +57,16 @@ def _versions() -> dict[str, object]:
     return {"schema": SCHEMA_VERSION, "whoosh": whoosh.versionstring(), "loader": LOADER_VERSION}
 
 
-def _read_signatures(corpus: Corpus) -> dict[str, list[int]]:
-    """Each file's (size, mtime) as of the content the corpus read, not as of now: a file
-    rewritten after it was read must leave the index stale (parse_cache.load_file)."""
-    return {str(data.path): list(data.signature) for data in corpus.files}
-
-
-def _doc_sig(corpus: Corpus, i: int) -> str:
-    """Changes when anything indexed about paper i changes (its record, title or sources)."""
-    h = hashlib.blake2b(digest_size=8)
-    h.update(corpus.record_key(i))
-    h.update(corpus.titles[i].encode("utf-8", "surrogatepass"))
-    h.update("\0".join(corpus.sources(i)).encode("utf-8", "surrogatepass"))
-    return h.hexdigest()
-
-
 class _InUse(Exception):
     """Another process holds the build lock and the index there is complete: use it."""
 
 
 class SearchIndex:
-    """One collection's index folder, its manifest, and the process's single shared searcher."""
+    """One collection's index folder, its manifest, and the process's single shared searcher.
+    ``isolate``: a large cold build runs in a process of its own (isolated.py); the reader sets
+    it (its memory), a one-shot command need not (its memory goes back when it ends)."""
+
+    isolate: ClassVar[bool] = False
 
     def __init__(self, corpus: Corpus, root: Path | None = None) -> None:
         self.corpus = corpus
@@ -107,7 +88,7 @@ class SearchIndex:
             raw = self.manifest_path.read_bytes()
             if not docs:
                 cut = raw.rfind(b',"docs":')
-                head = _json_object(raw[:cut] + b"}") if cut > 0 else None
+                head = json_object(raw[:cut] + b"}") if cut > 0 else None
                 if head is not None and head.get("layout") == MANIFEST_LAYOUT:
                     return head
             data = json.loads(raw)
@@ -119,7 +100,7 @@ class SearchIndex:
         folder = target or self.dir
         manifest = {
             **_versions(),
-            "files": _read_signatures(self.corpus),
+            "files": read_signatures(self.corpus),
             "roots": [str(r) for r in self.corpus.roots],
             "index_files": faults.index_files(folder),
             "layout": MANIFEST_LAYOUT,
@@ -141,7 +122,7 @@ class SearchIndex:
             return "damaged"
         if {k: manifest.get(k) for k in _versions()} != _versions():
             return "outdated"
-        return "fresh" if manifest.get("files") == _read_signatures(self.corpus) else "stale"
+        return "fresh" if manifest.get("files") == read_signatures(self.corpus) else "stale"
 
     def _outdated(self) -> str:
         manifest = self._manifest() or {}
@@ -241,7 +222,7 @@ class SearchIndex:
         if state == "missing":
             reason = report.reason or ("rebuild requested" if rebuild else "")
             report = self._build(progress, procs)
-            report.reason = reason
+            report.reason = "; ".join(filter(None, [reason, report.reason]))
         return report
 
     def _build(self, progress: Progress | None, procs: int | None) -> UpdateReport:
@@ -249,23 +230,33 @@ class SearchIndex:
         n = len(corpus)
         staging = self.base / f"{corpus.key}.build-{secrets.token_hex(4)}"
         staging.mkdir(parents=True)
+        procs = procs if procs is not None else (min(2, os.cpu_count() or 1) if n > 5000 else 1)
+        reason = ""
         try:
-            ix = whoosh.index.create_in(str(staging), make_schema())
-            procs = procs if procs is not None else (min(2, os.cpu_count() or 1) if n > 5000 else 1)
-            try:
-                self._bulk(ix, procs, progress)
-            except (BulkUnsupported, BulkFailed) as exc:  # slower, but the collection gets its index
-                if faults.disk_full(exc):  # Whoosh's writer would find no room either
-                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)) from exc
-                self._standard(ix, progress)
-            ix.close()
-            docs = {corpus.ids[i]: _doc_sig(corpus, i) for i in range(n)}  # after: not beside the workers
-            self._write_manifest(docs, staging)
+            if isolated.wanted(corpus, self.isolate):
+                asked = isolated.request(corpus, self.base, staging, procs)
+                reason = isolated.build_or_here(asked, progress, lambda: self.fill(staging, procs, progress))
+            else:
+                self.fill(staging, procs, progress)
             self._swap_in(staging)
         finally:
             if staging.exists():
                 shutil.rmtree(staging, ignore_errors=True)
-        return UpdateReport("built", added=n)
+        return UpdateReport("built", added=n, reason=reason)
+
+    def fill(self, staging: Path, procs: int, progress: Progress | None) -> None:
+        """A complete index of the corpus in ``staging``: segments, then the manifest."""
+        corpus = self.corpus
+        ix = whoosh.index.create_in(str(staging), make_schema())
+        try:
+            self._bulk(ix, procs, progress)
+        except (BulkUnsupported, BulkFailed) as exc:  # slower, but the collection gets its index
+            if faults.disk_full(exc):  # Whoosh's writer would find no room either
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)) from exc
+            self._standard(ix, progress)
+        ix.close()
+        docs = {corpus.ids[i]: doc_sig(corpus, i) for i in range(len(corpus))}  # after the workers
+        self._write_manifest(docs, staging)
 
     def _bulk(self, ix: whoosh.index.Index, procs: int, progress: Progress | None) -> None:
         """One segment from worker processes (see build/): ~5x faster than Whoosh's writer. It
@@ -321,7 +312,7 @@ class SearchIndex:
         corpus = self.corpus
         manifest = self._manifest(docs=True) or {}
         old: dict[str, str] = manifest.get("docs") or {}
-        new = {corpus.ids[i]: _doc_sig(corpus, i) for i in range(len(corpus))}
+        new = {corpus.ids[i]: doc_sig(corpus, i) for i in range(len(corpus))}
         removed = [pid for pid in old if pid not in new]
         added = [pid for pid in new if pid not in old]
         changed = [pid for pid, sig in new.items() if pid in old and old[pid] != sig]
