@@ -10,7 +10,7 @@ in the same order (``tests/search/test_score.py``, ``test_fast_paths.py``, and f
 run time) at a tenth of the cost. An AND of words is met as sets and scored on the shared papers
 only (intersect.py); phrase position checks are in phrase.py. Anything else (ranges, Every)
 returns None and Whoosh runs it. While typing, a query with many postings may read only its
-best-bounded blocks (bounds.py) and say so.
+best-bounded blocks (bounds.py; npbounds.py on array segments) and say so.
 
 At 300k papers the floor is decoding: ~0.2 µs a posting (zlib, then one pickle per block of
 128 ids, weights and position values), half of an AND or a phrase of two common words.
@@ -28,7 +28,7 @@ from typing import Any
 from whoosh import query
 
 from tui_reader.search import stop
-from tui_reader.search.fast import arrays, bm25, bounds, health, intersect, npleaf, phrase, w3
+from tui_reader.search.fast import arrays, bm25, bounds, health, intersect, npbounds, npleaf, phrase, w3
 from tui_reader.search.fast.arrays import as_scores, top_arrays
 
 Scores = dict[int, float]
@@ -39,10 +39,7 @@ MAX_TERMS = 20_000  # an expansion wider than this is left to Whoosh
 BOUNDED_TYPING = 60_000  # while typing, a query reading more postings reads its best blocks first (bounds.py)
 TYPING_POSTINGS = 32_000  # postings such a keystroke reads: its page may be a best-so-far
 SKIP_BELOW = 5000  # an AND's other parts matched fewer papers: skip blocks holding none of them
-
-
-class _Unsupported(Exception):
-    pass
+_Unsupported = npleaf.Unsupported  # a query this module does not reproduce: Whoosh answers it
 
 
 def search(
@@ -116,6 +113,9 @@ def answer(
         return None
     leaves = searcher.reader().leaf_readers()
     if any(npleaf.is_array_segment(reader) for reader, _ in leaves):
+        page = npbounds.search(searcher, q, leaves, limit, bounded and not exact and every is None)
+        if page is not None:  # a costly keystroke: its best blocks only (npbounds.py)
+            return page
         matched = arrays.answer(searcher, q, leaves, lambda reader, q: _w3_leaf(searcher, reader, params, q))
         if matched is None:
             return None
