@@ -5,6 +5,8 @@ Measures, for each codec: build time and index size; decoding every posting of t
 content words (Whoosh's matcher a posting at a time, W3's blocks a block at a time as the fast
 paths read them today, and numpy over the array blocks); and AND and phrase queries scored in
 full (Whoosh's ``search(limit=None)`` against blocks_np's vectorised BM25F, checked equal).
+``--built CACHE``: bench.scale's search step (its queries, per kind) on an index built already,
+e.g. ``python -m bench.codec /work/big/scale-2700000.jsonl.gz --built /work/big/c27/cache``.
 """
 
 from __future__ import annotations
@@ -292,6 +294,47 @@ def scaled(sizes: list[int], rounds: int) -> int:
     return 0
 
 
+def built(corpus_path: Path, cache: Path, per_kind: int, titles: int, seed: int) -> int:
+    """bench.scale's search step on an index already built in ``cache`` (an XDG_CACHE_HOME, as
+    bench.build_profile leaves it): the same queries (``seed``), each timed around
+    Searcher.search against an empty result cache as measures.search_latency does; wall and CPU
+    milliseconds (p50 / p95 / max) per kind, and how many keystrokes gave a best-so-far page."""
+    from bench import measures
+    from bench.report import percentile
+
+    measures.use_cache(cache)
+    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.search import Searcher, SearchIndex
+    from tui_reader.search.query.modes import SearchMode
+
+    corpus = load_corpus([corpus_path])
+    index = SearchIndex(corpus)
+    index.ensure()
+    searcher = Searcher(index)
+    qs = queries.build(corpus, per_kind, titles, seed=seed)
+    print(f"{len(corpus):,} papers; {', '.join(f'{k} {len(v)}' for k, v in qs.queries.items())} queries")
+    kinds = ["typeahead", "term", "and", "phrase", "field"]
+    for kind in kinds:  # each kind's first query once: what a first search reads
+        measures.search_latency(searcher, qs.queries[kind][:1], kind == "typeahead")
+    for kind in kinds:
+        wall, cpu, partial = [], [], 0
+        for text in qs.queries[kind]:
+            searcher.invalidate()
+            started, cpu_started = time.perf_counter(), time.process_time()
+            if kind == "typeahead":
+                result = searcher.search(text, SearchMode.TYPING, measures.TYPEAHEAD_LIMIT)
+            else:
+                result = searcher.search(text, limit=measures.SEARCH_LIMIT)
+            wall.append((time.perf_counter() - started) * 1e3)
+            cpu.append((time.process_time() - cpu_started) * 1e3)
+            partial += result.partial
+        w, c = (f"{percentile(v, 50):.1f} / {percentile(v, 95):.1f} / {max(v):.0f}" for v in (wall, cpu))
+        print(f"{kind:9s} wall p50/p95/max {w} ms | cpu {c} ms | {len(wall)} queries, {partial} best-so-far")
+    index.close()
+    corpus.close()
+    return 0
+
+
 def _cpu(fn: Callable[[], object]) -> float:
     started = time.process_time()
     fn()
@@ -315,7 +358,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--scaled", metavar="SIZES", help="estimate Enter's scoring at these sizes (1000000,2700000)"
     )
+    parser.add_argument(
+        "--built", type=Path, metavar="CACHE", help="bench.scale's search step on an index built in CACHE"
+    )
     args = parser.parse_args(argv)
+    if args.built is not None:
+        return built(args.corpus, args.built, 60, 15, args.seed)  # bench.scale's defaults
     if args.scaled:
         return scaled([int(x) for x in args.scaled.split(",")], args.rounds)
     if args.enter is not None:
