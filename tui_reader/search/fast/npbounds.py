@@ -8,8 +8,9 @@ blocks of its ``driver`` word (an AND's rarest part, an OR's commonest), ranked 
 block's BM25F bound from the list's directory (the highest weight at the shortest length, as
 Whoosh's ``block_quality``), up to TYPING_POSTINGS of that word's postings. The papers'
 scores are the query's own (npleaf.py, the same floats as Enter's): the page is the best of
-the papers read, a best-so-far (``bounds.Page.partial``), and its count the matches among
-them, a lower bound (shown "N+"). Enter never comes here: it reads every posting.
+the papers read, a best-so-far (``bounds.Page.partial``); its count the matches among them or
+what the words' document frequencies say it has at least (a lone word: exactly), a lower bound
+shown "N+". Enter never comes here: it reads every posting.
 """
 
 from __future__ import annotations
@@ -46,9 +47,23 @@ def search(
     if wanted is None:
         return None
     found = npleaf.NpLeaf(searcher, reader).run(q, wanted)
-    page = bounds.Page((top_arrays(found, limit), int(found[0].size), False))
+    least, exact = at_least(q, reader)
+    page = bounds.Page((top_arrays(found, limit), max(int(found[0].size), least), exact))
     page.partial = True
     return page
+
+
+def at_least(q: query.Query, reader: Any) -> tuple[int, bool]:
+    """Matches the query has at least, and whether that is its count: a term's papers (its
+    document frequency: the segment has no deletions), an OR's largest part's; 0 for others."""
+    if npleaf.lone(q):
+        return at_least(q.subqueries[0], reader)
+    if type(q) is query.Term:
+        btext = _btext(reader, q)
+        return (0 if btext is None else int(reader.doc_frequency(q.fieldname, btext))), True
+    if type(q) is query.Or and q.subqueries and not q.minmatch and not q.scale:
+        return max(at_least(sub, reader)[0] for sub in q.subqueries), False
+    return 0, False
 
 
 def cost(q: query.Query, reader: Any) -> tuple[int, Term] | None:
