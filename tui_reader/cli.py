@@ -37,10 +37,12 @@ from tui_reader.cli_saved import add_parser as add_saved_parser
 from tui_reader.cli_saved import run_inbox, run_saved
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.corpus.formats import CorpusError
-from tui_reader.corpus.outcomes import prepare as prepare_parse_workers
 from tui_reader.corpus.text import clean_label
 from tui_reader.errors import CacheUnusable, IndexBusy, IndexDamaged
-from tui_reader.library.bookmarks import BookmarkStore, ReadOnlyStore
+from tui_reader.library.jsonstore import ReadOnlyStore
+
+if TYPE_CHECKING:
+    from tui_reader.library.bookmarks import BookmarkStore
 
 if TYPE_CHECKING:
     from tui_reader.search import Searcher, SearchResult
@@ -59,7 +61,8 @@ SUBCOMMANDS = (
 )
 
 
-MIGRATING = ("search", "bookmarks", "export", "inbox", "recommend", "related")  # read the user's ids
+# read the user's ids (a search only for an is:/tag: filter: it prints the collection's own)
+MIGRATING = ("search", "bookmarks", "export", "inbox", "recommend", "related")
 
 
 class UsageError(Exception):
@@ -162,14 +165,30 @@ def cmd_list(args: argparse.Namespace, corpus: Corpus) -> int:
     return 0
 
 
+def _has_filters(query: str) -> bool:
+    from tui_reader.search import querytext
+
+    return bool(querytext.split_filters(query)[1])
+
+
+def _reads_user_ids(args: argparse.Namespace) -> bool:
+    """Whether the command reads ids the user's stores hold, so they must be the papers' ids of
+    issue 18 first: a search without an ``is:``/``tag:`` filter prints only the collection's (and
+    at 1M papers comparing a visits store with the collection was most of a one-shot search)."""
+    if args.command == "search":
+        return _has_filters(args.query)
+    return args.command in MIGRATING
+
+
 def _filter_sets(args: argparse.Namespace) -> dict[str, frozenset[str]] | None:
     """The user's own sets for ``is:`` and ``tag:`` filters, as the reader gives them (read only
     when the query has one). ``is:new`` is about the reader's visits: not known here, and said."""
+    if not _has_filters(args.query):
+        return None
+    from tui_reader.library.bookmarks import BookmarkStore
     from tui_reader.library.reading import ReadStore
     from tui_reader.search import querytext
 
-    if not querytext.split_filters(args.query)[1]:
-        return None
     marks = BookmarkStore(args.bookmarks or paths.bookmarks_file()).all()
     read = ReadStore(paths.data_dir() / "read.json")
     for warning in read.warnings:
@@ -275,7 +294,7 @@ def run_subcommand(argv: Sequence[str]) -> int:
         return run_saved(args)
     corpus = load_corpus(args.paths)
     _warn(corpus)
-    if args.command in MIGRATING:  # ids saved before issue 18: renamed once
+    if _reads_user_ids(args):  # ids saved before issue 18: renamed once
         from tui_reader.library.migrate_ids import migrate_files
 
         marks = getattr(args, "bookmarks", None) or paths.bookmarks_file()
@@ -306,6 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not Path(raw).expanduser().exists():
                 raise CorpusError(f"no such file or folder: {raw}")
         from tui_reader.app.app import ReaderApp
+        from tui_reader.corpus.outcomes import prepare as prepare_parse_workers
 
         app = ReaderApp(args.paths, bookmarks_path=args.bookmarks)
         prepare_parse_workers(args.paths)  # before Textual takes stderr

@@ -18,8 +18,7 @@ from tui_reader.cli_open import answered
 from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.text import clean_label
-from tui_reader.library.bookmarks import BookmarkStore
-from tui_reader.library.export import FORMATS, export_papers
+from tui_reader.library.export import FORMATS
 
 if TYPE_CHECKING:
     from tui_reader.search import Searcher, SearchResult
@@ -61,6 +60,9 @@ def matching(args: argparse.Namespace, corpus: Corpus, filter_sets: FilterSets) 
 
 
 def run(args: argparse.Namespace, corpus: Corpus, filter_sets: FilterSets) -> int:
+    from tui_reader.library.bookmarks import BookmarkStore
+    from tui_reader.library.export import export_papers
+
     papers = matching(args, corpus, filter_sets)
     store = BookmarkStore(args.bookmarks or paths.bookmarks_file())
     for warning in store.warnings:

@@ -19,16 +19,14 @@ from tui_reader.cli_output import hit_fields, write_search_json
 from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.text import clean_label
 from tui_reader.errors import IndexDamaged
-from tui_reader.library.bookmarks import BookmarkStore, normalise_tags
-from tui_reader.library.negatives import NotInterested
-from tui_reader.library.reading import ReadStore
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the stores are imported when this command runs: a search pays for none
+    from tui_reader.library.bookmarks import BookmarkStore
     from tui_reader.search import Recommendations, Searcher
 
 OpenSearcher = Callable[..., "Searcher"]
 # (corpus, the id or its start as given, the store) -> the paper's full id; UsageError if none
-Resolve = Callable[[Corpus, str, BookmarkStore | None], str]
+Resolve = Callable[[Corpus, str, "BookmarkStore | None"], str]
 
 
 def _count(text: str) -> int:
@@ -39,6 +37,8 @@ def _count(text: str) -> int:
 
 
 def _tag(text: str) -> str:
+    from tui_reader.library.bookmarks import normalise_tags
+
     tags = normalise_tags([text])
     if len(tags) != 1:
         raise argparse.ArgumentTypeError(f"give one tag, not {text!r}")
@@ -73,6 +73,9 @@ def label(tag: str | None) -> str:
 
 
 def run(args: argparse.Namespace, corpus: Corpus, open_searcher: OpenSearcher, resolve: Resolve) -> int:
+    from tui_reader.library.bookmarks import BookmarkStore
+    from tui_reader.library.negatives import NotInterested
+
     store = BookmarkStore(args.bookmarks or paths.bookmarks_file())
     negatives = NotInterested(paths.not_interested_file())
     unwanted = negatives.ids(args.tag)  # read first: a corrupt file set aside is said below
@@ -113,6 +116,7 @@ def _ranked(
 
 
 def _write(args: argparse.Namespace, corpus: Corpus, store: BookmarkStore, got: Recommendations) -> int:
+    from tui_reader.library.reading import ReadStore
     from tui_reader.search import Hit, SearchResult, needs_text, unread_first
 
     read = ReadStore(paths.data_dir() / "read.json").ids()

@@ -19,7 +19,6 @@ from tui_reader.cli_output import hit_fields, write_search_json
 from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.text import clean_label
 from tui_reader.errors import IndexDamaged
-from tui_reader.library.bookmarks import BookmarkStore
 
 if TYPE_CHECKING:
     from tui_reader.corpus.draft import Draft
@@ -99,6 +98,7 @@ def run(args: argparse.Namespace, corpus: Corpus, open_searcher: OpenSearcher) -
 
 
 def _cited(args: argparse.Namespace, draft: Draft, corpus: Corpus) -> Cited:
+    from tui_reader.library.bookmarks import BookmarkStore
     from tui_reader.library.cited import resolve
 
     store = BookmarkStore(args.bookmarks or paths.bookmarks_file())

@@ -20,12 +20,10 @@ from tui_reader import paths
 from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.text import clean_label, safe_json
 from tui_reader.errors import IndexDamaged
-from tui_reader.library.arrivals import collection_file
-from tui_reader.library.inbox import Count, count, open_timeline
-from tui_reader.library.reading import ReadStore
-from tui_reader.library.saved import BadInput, Refused, SavedSearch, SavedSearches
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the stores are imported by the commands that use them: a search pays for none
+    from tui_reader.library.inbox import Count
+    from tui_reader.library.saved import SavedSearch, SavedSearches
     from tui_reader.search import Searcher
 
 OpenSearcher = Callable[..., "Searcher"]
@@ -63,6 +61,8 @@ def add_parser(
 
 
 def _store() -> SavedSearches:
+    from tui_reader.library.saved import SavedSearches
+
     store = SavedSearches(paths.saved_searches_file())
     for warning in store.warnings:
         print(f"tui-reader: warning: {clean_label(warning)}", file=sys.stderr)
@@ -71,6 +71,8 @@ def _store() -> SavedSearches:
 
 def run_saved(args: argparse.Namespace) -> int:
     """``saved ACTION``: refusals are one line (2: a name or query that cannot be, 1: the rest)."""
+    from tui_reader.library.saved import BadInput, Refused
+
     store = _store()
     try:
         if args.action == "add":
@@ -109,6 +111,9 @@ def counts(
     args: argparse.Namespace, corpus: Corpus, open_searcher: OpenSearcher, filter_sets: FilterSets
 ) -> list[Count]:
     """Each saved search's counts in ``corpus`` (searched as ``tui-reader search`` does)."""
+    from tui_reader.library.arrivals import collection_file
+    from tui_reader.library.inbox import count, open_timeline
+    from tui_reader.library.reading import ReadStore
     from tui_reader.search import SearchMode
 
     searches = _store().all()
