@@ -224,6 +224,8 @@ def _wait(pid: int, timeout: float) -> tuple[int | None, bool]:
 
 
 def serve() -> None:
+    # The tree the tests are in, not the installed one (a clone's tests run the clone's CLI).
+    sys.path.insert(1, str(HERE.parent.parent))
     import tui_reader.cli  # noqa: F401  (what every run would import first)
 
     for line in sys.stdin:

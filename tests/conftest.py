@@ -21,6 +21,27 @@ from tui_reader.search.searcher import Searcher
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
+_CPU_LOG = os.environ.get("TUI_READER_TEST_CPU")  # a file: each test's CPU seconds appended to it
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """With TUI_READER_TEST_CPU set, log the CPU (this process's threads and the children it
+    waited for) each test took, setup to teardown: wall time under a shared load misleads."""
+    if not _CPU_LOG:
+        yield
+        return
+    import resource
+
+    def cpu() -> float:
+        me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+    start = cpu()
+    yield
+    with open(_CPU_LOG, "a", encoding="utf-8") as log:
+        log.write(f"{cpu() - start:.3f} {item.nodeid}\n")
+
 
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

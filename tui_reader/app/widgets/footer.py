@@ -5,14 +5,23 @@ scrolls), so at 80 columns ``? Help`` and ``q Quit``, the last keys, were cut of
 shows the keys in the screen's order but chooses which: Help and Quit first, then the search
 key and the command palette, then the others in order, while they fit; it lays out again on
 every resize.
+
+Textual recomposes its footer each time the screen announces its bindings (every focus change,
+every reactive that refreshes bindings: about 17 times as the reader starts); this one lays out
+again only when what it would show changed.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import ComposeResult
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
 
 FIRST_ACTIONS = ("help", "quit", "focus_search")
 """Actions shown before any other (in this order of importance), whatever the width."""
@@ -56,8 +65,25 @@ class ReaderFooter(Footer):
     """A Footer that never lets Help and Quit run off the edge (see the module's docstring)."""
 
     _laid_for = 0  # the width the keys were chosen for
+    _shown: tuple[object, ...] | None = None  # what the keys were composed from (see _wanted)
+
+    def _wanted(self) -> tuple[object, ...]:
+        """What compose lays out from: the width, the shown bindings (enabled, tooltip, the
+        key's display) and the palette's key if it is wanted."""
+        app, bindings = self.app, self.screen.active_bindings
+        shown = tuple(
+            (binding, enabled, tooltip, app.get_key_display(binding))
+            for (_, binding, enabled, tooltip) in bindings.values()
+            if binding.show
+        )
+        palette = None
+        if self.show_command_palette and app.ENABLE_COMMAND_PALETTE:
+            palette = bindings.get(app.COMMAND_PALETTE_BINDING, (None,))[1:]
+        return (self.size.width or app.size.width, shown, palette, self.compact)
 
     def compose(self) -> ComposeResult:
+        if self._bindings_ready:
+            self._shown = self._wanted()
         keys = [w for w in super().compose() if isinstance(w, FooterKey)]
         palette = [k for k in keys if k.has_class("-command-palette")]
         shown = [k for k in keys if not k.has_class("-command-palette")]
@@ -69,6 +95,16 @@ class ReaderFooter(Footer):
         yield from (k for k in shown if k.action in chosen)
         if palette and (palette_cells + sum(c for a, c in items if a in chosen) <= width):
             yield palette[0]
+
+    def bindings_changed(self, screen: Screen) -> None:
+        """As Textual's, but no recompose when the keys shown would be the same."""
+        self._bindings_ready = True
+        if screen.app.app_focus and self.is_attached and screen is self.screen:
+            self.call_after_refresh(self._lay_out)
+
+    async def _lay_out(self) -> None:
+        if self.is_attached and self._wanted() != self._shown:
+            await self.recompose()
 
     def on_mount(self) -> None:
         """Mounted after the screen's bindings were announced (swapped in): lay out now."""
