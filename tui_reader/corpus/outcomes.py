@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger("tui_reader.corpus")
 PARALLEL_BYTES = 32 * 2**20  # a JSON Lines file this large (on disk) is normalised by workers
 BATCH = 2_000  # records a worker normalises at a time
-FIRST = 500  # the first batch, normalised here: rows on screen before any worker has started
+FIRST = 256  # the first batch, normalised and passed on here before any worker starts (STREAM_ROWS)
 WORKERS_ENV = "TUI_READER_PARSE_WORKERS"  # 0 or 1: one process (tests, measuring)
 
 # (kind, ...): ("row", blob, id, title, generated) | ("reuse", j) | ("malformed", where)
@@ -169,7 +169,10 @@ def _parallel(
     pending: deque[_Batch] = deque()
     working = True  # False once the workers cannot start or have died: this process builds the rest
     for number, batch in enumerate(_batches(stream, reuse)):
-        if number and batch.items and working:  # the first rows come from here while workers start
+        if not number:  # the first rows, on screen before more is read or any worker starts
+            yield from _drain(path, batch)
+            continue
+        if batch.items and working:
             try:
                 batch.future = pool.submit(_batch, path, batch.items)
             except (BrokenProcessPool, OSError, ValueError) as exc:  # ValueError: a bad fd to pass
