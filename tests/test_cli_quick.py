@@ -147,3 +147,21 @@ def test_nothing_held_writes_no_mark(collection: Path, tmp_path: Path) -> None:
     done = run_cli("bookmarks", "list", str(collection), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert not (paths.data_dir() / "ids.json").exists()
+
+
+THREADS = "import os, tui_reader.cli, numpy; print(os.environ['OPENBLAS_NUM_THREADS'])"
+THREADS += "; print(len(os.listdir('/proc/self/task')))"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="threads counted in /proc")
+def test_numpy_starts_no_blas_threads_unless_asked() -> None:
+    """OpenBLAS reads the setting when numpy is first imported: the command line sets it before
+    (the process has its one thread); a setting of the user's is kept."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    ours = subprocess.run(
+        [sys.executable, "-c", THREADS], env=env, capture_output=True, text=True, check=True
+    )
+    assert ours.stdout.split() == ["1", "1"]
+    env["OPENBLAS_NUM_THREADS"] = "2"
+    theirs = subprocess.run([sys.executable, "-c", THREADS], env=env, capture_output=True, text=True)
+    assert theirs.returncode == 0 and theirs.stdout.split()[0] == "2"
