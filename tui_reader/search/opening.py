@@ -44,14 +44,21 @@ def open_searcher(
     wait: bool = False,
     progress: Progress | None = None,
     tell: Tell = _quiet,
+    as_is: bool = False,
 ) -> Opened:
     """The index opened, updated or built, and a searcher on it. ``tell`` hears what is about to
-    take time; ``wait`` waits for another process's build instead of searching its old index."""
+    take time; ``wait`` waits for another process's build instead of searching its old index.
+    ``as_is`` (one answer): a fresh index is searched as it is, without ensure(), which would find
+    it fresh again under the build lock after sweeping what killed builds left (the next update
+    or the reader sweeps): at 1M that was a second read of the manifest."""
     index = SearchIndex(corpus)
     status = "missing" if rebuild else index.status()
     if status != "fresh":
         tell("updating" if status == "stale" else "building", "")
-    report = index.ensure(progress=progress, rebuild=rebuild, wait=wait)
+    if as_is and status == "fresh":
+        report = UpdateReport("unchanged")
+    else:
+        report = index.ensure(progress=progress, rebuild=rebuild, wait=wait)
     try:
         return Opened(index, Searcher(index, warm=warm), report, rebuilt=rebuild, status=status)
     except IndexDamaged as exc:
@@ -71,7 +78,7 @@ def answered(
 ) -> tuple[T, Opened]:
     """``ask`` run on the collection's searcher; if Whoosh finds the files damaged while it runs,
     the index is rebuilt once and ``ask`` runs again."""
-    opened = open_searcher(corpus, warm=warm, progress=progress, tell=tell)
+    opened = open_searcher(corpus, warm=warm, progress=progress, tell=tell, as_is=True)
     try:
         return ask(opened.searcher), opened
     except IndexDamaged as exc:
