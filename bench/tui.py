@@ -80,14 +80,25 @@ def _app_pid(pane_pid: int, module: str) -> int | None:
 
 
 def _reap(pid: int, grace: float = 2.0) -> None:
-    """The reader we launched, if it outlived its terminal: SIGTERM, by its own pid."""
+    """The reader we launched, if it outlived its terminal: SIGTERM, then SIGKILL, by its own
+    pid. SIGKILL because a reader hung up on in its first second can hang in Textual's shutdown
+    (its main thread waits on the writer thread's full queue, SIGTERM or not: seen in ~1 launch of
+    8 at load 6, each left holding its memory)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if _gone(pid, grace):
+            return
+        with contextlib.suppress(OSError):
+            os.kill(pid, sig)
+    _gone(pid, grace)
+
+
+def _gone(pid: int, grace: float) -> bool:
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
         if not Path(f"/proc/{pid}").exists():
-            return
+            return True
         time.sleep(0.05)
-    with contextlib.suppress(OSError):
-        os.kill(pid, signal.SIGTERM)
+    return False
 
 
 def needle(title: str) -> str:
