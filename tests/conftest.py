@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from support import SEED_FILES
 
 from tui_reader.corpus.corpus import Corpus, load_corpus
@@ -20,6 +21,12 @@ from tui_reader.search.searcher import Searcher
 # worker. The suite keeps the bytecode (in the ignored __pycache__ folders) as Python does by default.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+
+# Hypothesis's deadline (200 ms an example) failed a test whose example was slow only because both
+# cores were busy (a FlakyFailure when the replay was quick): the suite asserts no timings.
+settings.register_profile("suite", deadline=None)
+if os.environ.get("HYPOTHESIS_PROFILE") != "fuzz":  # make fuzz's own (tests/fuzz/fuzzing.py)
+    settings.load_profile("suite")
 
 _CPU_LOG = os.environ.get("TUI_READER_TEST_CPU")  # a file: each test's CPU seconds appended to it
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from pilot_helpers import detail_text, ready, settle, status_text, type_into
+from pilot_helpers import detail_text, drained, ready, settle, status_text, type_into
 from textual.widgets import Input, Static
 
 from tui_reader.app.app import ReaderApp
@@ -161,6 +161,7 @@ async def test_bookmarks_show_on_next_start(make_app: MakeApp) -> None:
         screen = await ready(pilot)
         assert pid in screen.papers.marked
         await pilot.press("B")
+        await drained(pilot)  # the restricted view is worked out in a worker
         assert [screen.corpus.ids[r] for r in screen.papers.rows] == [pid]
 
 

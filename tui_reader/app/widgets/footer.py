@@ -87,6 +87,8 @@ class ReaderFooter(Footer):
         keys = [w for w in super().compose() if isinstance(w, FooterKey)]
         palette = [k for k in keys if k.has_class("-command-palette")]
         shown = [k for k in keys if not k.has_class("-command-palette")]
+        for key in shown:  # bound to the footer's: set now, no '-compact' added then removed (2 restyles)
+            key.set_reactive(FooterKey.compact, self.compact)
         width = self.size.width or self.app.size.width
         self._laid_for = self.size.width
         palette_cells = key_cells(palette[0].key_display, palette[0].description) + 2 if palette else 0
