@@ -85,7 +85,7 @@ def test_a_file_rewritten_between_parse_and_build_leaves_the_index_stale(tmp_pat
     assert shown.returncode == 0, shown.stderr
     assert "up to date" not in shown.stdout
     assert "updated the index: 50 added" in shown.stdout
-    found = cli("search", "newword17", str(folder), cwd=tmp_path)
+    found = cli("search", "newword17", str(folder), "--time-limit", "0", cwd=tmp_path)  # no stop under load
     assert "A study of newword17" in found.stdout
 
 
@@ -183,7 +183,7 @@ def test_more_files_than_the_descriptor_limit_list_and_search(tmp_path: Path) ->
     assert listed.returncode == 0 and "Too many open files" not in listed.stderr, listed.stderr
     assert len(listed.stdout.splitlines()) == FILES
     for _ in range(2):  # the first parses and builds, the second reads the caches
-        found = cli("search", "tok123z", str(folder), cwd=tmp_path, nofile=LIMIT)
+        found = cli("search", "tok123z", str(folder), "--time-limit", "0", cwd=tmp_path, nofile=LIMIT)
         assert found.returncode == 0 and "Too many open files" not in found.stderr, found.stderr
         assert "A study of tok123z" in found.stdout
 
