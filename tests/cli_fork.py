@@ -1,10 +1,11 @@
 """Run ``python -m tui_reader ARGS`` as a child process forked from a server that has already
 imported the command line: a few hundred CLI runs in the suite each paid ~0.2-0.3 s of CPU to
-start Python and import tui_reader.cli and its corpus and numpy modules.
+start Python and import tui_reader.cli and its corpus and numpy modules (and most, Whoosh and the
+search modules: the server imports those too, see _WARM).
 
 The child is still a separate process: its own working folder, environment, standard streams
-(files), exit code and exit handlers; whatever the command imports lazily (Whoosh, the search
-modules) it imports itself, as it would from a cold start. What it does not repeat is the
+(files), exit code and exit handlers; what the server imported is only imported (no module of
+tui_reader reads the environment when imported). What it does not repeat is the
 interpreter's start-up, so settings read only there (PYTHON* and locale variables) must be the
 server's: a run whose environment differs in them is a real subprocess. TUI_READER_TEST_SPAWN=1
 makes every run a real subprocess (tests/test_imports.py and test_layers.py check the start-up
@@ -17,6 +18,7 @@ stdin and answers each with one JSON line when its child has exited.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import select
@@ -223,10 +225,32 @@ def _wait(pid: int, timeout: float) -> tuple[int | None, bool]:
     return os.waitstatus_to_exitcode(status), False
 
 
+# Imported by the server too (no code of theirs run): most runs search, and each paid ~0.1 s of CPU
+# to import Whoosh and the search modules. One that fails (renamed, broken) is left to the runs.
+_WARM = (
+    "tui_reader.search",
+    "tui_reader.search.searcher",
+    "tui_reader.search.opening",
+    "tui_reader.search.index.persistent",
+    "tui_reader.search.query.querytext",
+    "tui_reader.library.bookmarks",
+    "tui_reader.library.reading",
+    "tui_reader.corpus.outcomes",
+    "tui_reader.corpus.formats.seedtext",
+    "tui_reader.corpus.formats.jsonfmt",
+)
+
+
 def serve() -> None:
+    import importlib
+
     # The tree the tests are in, not the installed one (a clone's tests run the clone's CLI).
     sys.path.insert(1, str(HERE.parent.parent))
     import tui_reader.cli  # noqa: F401  (what every run would import first)
+
+    for name in _WARM:
+        with contextlib.suppress(Exception):  # a broken one fails again in the run that imports it
+            importlib.import_module(name)
 
     for line in sys.stdin:
         request = json.loads(line)
