@@ -5,8 +5,9 @@
 The collection is loaded first (from the parse cache under ``--cache``, parsed once if it is not
 there) and not timed; then a full rebuild (``SearchIndex.ensure(rebuild=True)``) is timed: wall
 seconds at each phase change, the parent's and the workers' CPU seconds (``getrusage``), the
-parent's and the largest worker's peak RSS, and the index's size on disk. Run it niced on a
-quiet machine; on a busy one compare CPU seconds.
+parent's and each worker's peak RSS, the whole process tree's peak PSS (sampled from /proc:
+getrusage's children figure inherits the parse workers' and the parent's peaks), and the index's
+size on disk. Run it niced on a quiet machine; on a busy one compare CPU seconds.
 """
 
 from __future__ import annotations
@@ -15,8 +16,11 @@ import argparse
 import os
 import resource
 import sys
+import threading
 import time
 from pathlib import Path
+
+from bench import procfs
 
 
 def _rss_mb(who: int) -> float:
@@ -36,6 +40,36 @@ def _rss_now() -> str:
 def _cpu(who: int) -> float:
     r = resource.getrusage(who)
     return r.ru_utime + r.ru_stime
+
+
+class TreeSampler:
+    """The build's process tree every ``interval`` s: its peak PSS sum, each worker's VmHWM."""
+
+    def __init__(self, interval: float = 0.25) -> None:
+        self.interval = interval
+        self.peak = 0.0
+        self.hwm: dict[int, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="tree-sampler")
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        me = os.getpid()
+        while not self._stop.wait(self.interval):
+            pids = procfs.descendants(me)
+            self.peak = max(self.peak, sum(procfs.pss_mb(pid) or 0.0 for pid in pids))
+            for pid in pids:
+                if pid != me:
+                    self.hwm[pid] = max(self.hwm.get(pid, 0.0), procfs.status_mb(pid, "VmHWM") or 0.0)
+
+    def workers(self) -> str:
+        return ", ".join(f"{mb:.0f}" for mb in sorted(self.hwm.values(), reverse=True)[:4]) or "none"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -73,7 +107,10 @@ def main(argv: list[str] | None = None) -> None:
             last[0] = phase
 
     index = SearchIndex(corpus)
+    sampler = TreeSampler()
+    sampler.start()
     report = index.ensure(progress=progress, rebuild=True, procs=args.procs)
+    sampler.stop()
     wall = time.perf_counter() - start
     parent = _cpu(resource.RUSAGE_SELF) - cpu0
     workers = _cpu(resource.RUSAGE_CHILDREN) - kids0
@@ -82,8 +119,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"build {wall:.1f} s ({report.action}); cpu parent {parent:.1f} s, workers {workers:.1f} s")
     print(
         f"peak rss: parent {_rss_mb(resource.RUSAGE_SELF):.0f} MB (after loading {rss_loaded:.0f}), "
-        f"largest worker {_rss_mb(resource.RUSAGE_CHILDREN):.0f} MB; index {size:.0f} MB"
+        f"workers' peaks (sampled) {sampler.workers()} MB; index {size:.0f} MB"
     )
+    print(f"peak tree PSS (sampled every {sampler.interval} s) {sampler.peak:.0f} MB")
     sys.stdout.flush()
 
 
