@@ -28,13 +28,14 @@ settings.register_profile("suite", deadline=None)
 if os.environ.get("HYPOTHESIS_PROFILE") != "fuzz":  # make fuzz's own (tests/fuzz/fuzzing.py)
     settings.load_profile("suite")
 
-_CPU_LOG = os.environ.get("TUI_READER_TEST_CPU")  # a file: each test's CPU seconds appended to it
+_CPU_LOG = os.environ.get("TUI_READER_TEST_CPU")  # a file: each test's CPU and wall seconds, appended
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
     """With TUI_READER_TEST_CPU set, log the CPU (this process's threads and the children it
-    waited for) each test took, setup to teardown: wall time under a shared load misleads."""
+    waited for) and the wall time each test took, setup to teardown: wall time alone misleads
+    under a shared load. A forked CLI run's CPU is the fork server's (counted at its exit)."""
     if not _CPU_LOG:
         yield
         return
@@ -44,10 +45,40 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
         me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
-    start = cpu()
+    import time
+
+    start, wall = cpu(), time.monotonic()
     yield
     with open(_CPU_LOG, "a", encoding="utf-8") as log:
-        log.write(f"{cpu() - start:.3f} {item.nodeid}\n")
+        log.write(f"{cpu() - start:.3f} {time.monotonic() - wall:.3f} {item.nodeid}\n")
+
+
+# The files that take longest (wall, measured: Pilot tests wait), handed to the xdist workers first
+# (pyproject: --dist loadfile --no-loadscope-reorder; xdist's own order, most tests first, left the
+# files of a few slow tests to the end, where one worker ran them alone). The rest keep their order.
+SLOW_FIRST = (
+    "tests/corpus/test_compact.py",
+    "tests/app/test_issue19_findings.py",
+    "tests/app/test_snapshots.py",
+    "tests/app/test_reader.py",
+    "tests/app/test_issue19_widgets.py",
+    "tests/app/test_history_session_config.py",
+    "tests/search/test_bulk.py",
+    "tests/app/test_robustness.py",
+    "tests/search/test_issue19_sorted.py",
+    "tests/test_build_child.py",
+    "tests/test_bench_smoke.py",
+    "tests/app/test_foryou.py",
+    "tests/app/test_issue19_library.py",
+    "tests/app/test_inbox.py",
+    "tests/app/test_tags_notes_cite.py",
+    "tests/search/test_np_score.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: n for n, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.partition("::")[0], len(rank)))
 
 
 @pytest.fixture(autouse=True)
