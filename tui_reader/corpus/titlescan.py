@@ -26,10 +26,16 @@ def words(text: str) -> list[str]:
 
 
 def scan(
-    titles: Sequence[str], text: str, limit: int, stopped: Callable[[], bool] = lambda: False
+    titles: Sequence[str],
+    text: str,
+    limit: int,
+    stopped: Callable[[], bool] = lambda: False,
+    keep: Callable[[int], bool] | None = None,
 ) -> tuple[list[int], int] | None:
     """The first ``limit`` rows (in collection order) whose title holds every word, and how many
-    there are in all; None if ``stopped`` said so part way (a newer search replaced this one)."""
+    there are in all; None if ``stopped`` said so part way (a newer search replaced this one).
+    ``keep`` is the view's restriction (bookmarked, unread): rows it refuses are neither listed
+    nor counted, so the count the reader shows is the count of what it would list."""
     wanted = words(text)
     if not wanted:
         return [], 0
@@ -40,7 +46,7 @@ def scan(
             return None
         for row, title in enumerate(titles[start : start + SLICE], start):
             folded = title.casefold()
-            if all(w in folded for w in wanted):
+            if all(w in folded for w in wanted) and (keep is None or keep(row)):
                 total += 1
                 if len(rows) < limit:
                     rows.append(row)

@@ -61,7 +61,7 @@ def answer(ask: Ask) -> ResultsReady:
         if _cursor_beyond(ask, result):  # keep the cursor on its paper: load down to it
             result = _searched(dataclasses.replace(ask, limit=min(result.total, MAX_RESULTS)))
         rows = [h.row for h in result.hits]
-        if view.kind is Kind.TYPING or result.kind == TITLES:
+        if view.kind is Kind.TYPING and result.kind != TITLES:
             rows = _restricted(rows, ask)  # type-ahead's page, as it is: Enter restricts exactly
         order = _order_name(result)
     first = snippets(corpus, list(rows[: ask.visible]), result) if result is not None else {}
@@ -91,13 +91,24 @@ def _scanned(ask: Ask) -> SearchResult:
 
     started = time.perf_counter()
     ids, query = ask.corpus.ids, ask.view.query
-    found = scan(ask.corpus.titles, query, ask.limit, lambda: not ask.wanted())  # a newer view: stop
+    found = scan(ask.corpus.titles, query, ask.limit, lambda: not ask.wanted(), _keeper(ask))
     rows, total = found if found is not None else ([], 0)
     took = (time.perf_counter() - started) * 1000
     result = SearchResult(query, [Hit(r, ids[r], 0.0) for r in rows], total, took_ms=took, kind=TITLES)
     result.stopped = None if found is not None else "replaced"
     result.order = "collection"
     return result
+
+
+def _keeper(ask: Ask) -> Callable[[int], bool] | None:
+    """The view's restriction as a test of a row, for the titles' scan (its count is then the
+    count of what the list shows)."""
+    restriction, ids = ask.view.restriction, ask.corpus.ids
+    if restriction is Restriction.BOOKMARKS:
+        return lambda row: ids[row] in ask.marked
+    if restriction is Restriction.UNREAD:
+        return lambda row: ids[row] not in ask.read
+    return None
 
 
 def scanned(result: SearchResult | None, searcher: object | None) -> bool:
