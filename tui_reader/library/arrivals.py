@@ -61,24 +61,45 @@ def _visits(doc: Doc) -> list[tuple[str, str]]:
 
 def arrivals(doc: Doc, ids: Sequence[str], stamp: str) -> tuple[Arrivals, list[str]]:
     """What a launch at ``stamp`` finds, and the ids it is the first to see (to record)."""
-    seen: dict[str, int] = {}
-    times: list[str] = []
-    for n, (at, joined) in enumerate(_visits(doc)):
-        times.append(at)
-        for pid in joined.split():
-            seen.setdefault(pid, n)
-    fresh = list(dict.fromkeys(pid for pid in ids if pid not in seen))
-    this_visit = len(times)
+    visits = _visits(doc)
+    times = [at for at, _ in visits]
+    appended = _appended(visits, ids)
+    if appended is not None:  # the collection is what its visits listed, in order: nothing new
+        fresh, visit_of = [], appended
+    else:
+        seen: dict[str, int] = {}
+        for n, (_, joined) in enumerate(visits):
+            for pid in joined.split():
+                seen.setdefault(pid, n)
+        fresh = list(dict.fromkeys(pid for pid in ids if pid not in seen))
+        visit_of = [seen.get(pid, len(times)) for pid in ids]
     last = doc.get("last")
     previous = last if isinstance(last, str) else (times[-1] if times else "")
     found = Arrivals(
         new=frozenset(fresh) if times else frozenset(),
         first_visit=not times,
         previous=previous,
-        visit_of=[seen.get(pid, this_visit) for pid in ids],
+        visit_of=visit_of,
         visits=[*times, stamp] if fresh else times,
     )
     return found, fresh
+
+
+def _appended(visits: list[tuple[str, str]], ids: Sequence[str]) -> list[int] | None:
+    """Each paper's visit when the collection lists exactly what its visits recorded, in their
+    order (the usual relaunch: no dict of every id, ~2.5 s and hundreds of MB at 1M); None
+    otherwise. Each visit recorded only ids no earlier one had, so equal texts mean equal
+    answers to the general case's."""
+    parts = [joined for _, joined in visits if joined.strip()]
+    if not parts or any(joined != " ".join(joined.split()) for joined in parts):
+        return None
+    if " ".join(parts) != " ".join(ids):
+        return None
+    visit_of: list[int] = []
+    for n, (_, joined) in enumerate(visits):
+        if joined.strip():
+            visit_of.extend([n] * (joined.count(" ") + 1))
+    return visit_of if len(visit_of) == len(ids) else None
 
 
 class ArrivalStore:
