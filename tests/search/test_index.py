@@ -16,6 +16,7 @@ from tui_reader import paths
 from tui_reader.atomic import file_lock
 from tui_reader.corpus.corpus import Corpus, load_corpus
 from tui_reader.errors import CacheUnusable, IndexDamaged
+from tui_reader.search.index import build as build_package
 from tui_reader.search.index import leftovers
 from tui_reader.search.index import persistent as index_module
 from tui_reader.search.index.persistent import SearchIndex
@@ -374,14 +375,14 @@ def test_a_build_names_its_temporary_folders_by_collection(
 ) -> None:
     corpus, ix, _ = built
     seen: list[str] = []
-    real = index_module.BulkBuild
+    real = build_package.BulkBuild
 
     def spy(*args: object, **kwargs: object) -> object:
         build = real(*args, **kwargs)  # type: ignore[arg-type]
         seen.append(Path(build._tmp.name).name)
         return build
 
-    monkeypatch.setattr(index_module, "BulkBuild", spy)
+    monkeypatch.setattr(build_package, "BulkBuild", spy)
     assert ix.ensure(rebuild=True).action == "built"
     assert seen and all(name.startswith(f"{corpus.key}.bulk-") for name in seen)
     ix.close()

@@ -27,7 +27,6 @@ from tui_reader import paths
 from tui_reader.atomic import atomic_write_bytes
 from tui_reader.search.fast import fastcheck, health
 from tui_reader.search.fast.codec import NpCodec
-from tui_reader.search.index.build.bulk import BulkBuild
 
 BLOCK = 4  # postings per block in the sample
 
@@ -148,6 +147,7 @@ def sample_docs(n: int = 16) -> list[dict[str, Any]]:
 
 def sample_indexes() -> tuple[Any, Any]:
     """The sample, in memory: (Whoosh's writer's index, the bulk builder's), one segment each."""
+    from tui_reader.search.index.build.bulk import BulkBuild  # a remembered verdict needs no build
     from tui_reader.search.index.schema import make_schema
 
     docs = sample_docs()

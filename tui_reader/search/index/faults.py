@@ -12,7 +12,6 @@ from typing import Any
 
 from tui_reader.corpus.text import clean_label
 from tui_reader.errors import CacheUnusable
-from tui_reader.search.index.build import BulkFailed
 
 
 def cache_problem(exc: OSError, base: Path) -> str | None:
@@ -34,6 +33,8 @@ def disk_full(exc: BaseException) -> bool:
     """No room in the cache: an OSError of ours, or a worker's (its traceback's last line)."""
     if isinstance(exc, OSError):
         return exc.errno in FULL
+    from tui_reader.search.index.build import BulkFailed  # the build's: loaded when one ran
+
     return isinstance(exc, BulkFailed) and any(f"[Errno {n}]" in str(exc) for n in FULL)
 
 

@@ -8,6 +8,8 @@ import json
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tui_reader.corpus.corpus import Corpus
 
 
@@ -17,6 +19,16 @@ def json_object(raw: bytes) -> dict | None:
     except ValueError:  # "docs" was not last (an older manifest, or an id named docs)
         return None
     return data if isinstance(data, dict) else None
+
+
+def read_head(path: Path) -> dict | None:
+    """The manifest without its "docs" (written last), from the file's first MiB rather than
+    all of it (34 MB at 1M papers); None when the head is not there whole. A ',"docs":' inside
+    a nested object would leave invalid JSON here, so None, never a wrong head."""
+    with path.open("rb") as f:
+        first = f.read(1 << 20)
+    cut = first.find(b',"docs":')
+    return json_object(first[:cut] + b"}") if cut > 0 else None
 
 
 def read_signatures(corpus: Corpus) -> dict[str, list[int]]:

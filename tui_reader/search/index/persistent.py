@@ -32,8 +32,7 @@ from tui_reader.corpus.text import clean_label
 from tui_reader.errors import CacheUnusable, IndexBusy, IndexDamaged
 from tui_reader.search.fast import selfcheck
 from tui_reader.search.index import faults, isolated, leftovers
-from tui_reader.search.index.build import BulkBuild, BulkFailed, BulkUnsupported, codec
-from tui_reader.search.index.manifest import doc_sig, json_object, read_signatures
+from tui_reader.search.index.manifest import doc_sig, json_object, read_head, read_signatures
 from tui_reader.search.index.schema import SCHEMA_VERSION, document, make_schema
 from tui_reader.search.index.storage import MappedStorage
 
@@ -55,6 +54,13 @@ def _versions() -> dict[str, object]:
     from tui_reader.corpus.formats import LOADER_VERSION  # a normalisation change changes ids: rebuild
 
     return {"schema": SCHEMA_VERSION, "whoosh": whoosh.versionstring(), "loader": LOADER_VERSION}
+
+
+def codec() -> Any:
+    """NpCodec, imported only when an index is written (~30 ms of a one-shot search)."""
+    from tui_reader.search.index.build import codec as made
+
+    return made()
 
 
 class _InUse(Exception):
@@ -85,6 +91,9 @@ class SearchIndex:
         """The manifest; without ``docs`` (every paper's signature, 3 MB at 87k papers) unless
         asked for: status() needs the rest, which a manifest of layout 2 writes before them."""
         try:
+            head = None if docs else read_head(self.manifest_path)
+            if head is not None and head.get("layout") == MANIFEST_LAYOUT:
+                return head
             raw = self.manifest_path.read_bytes()
             if not docs:
                 cut = raw.rfind(b',"docs":')
@@ -246,6 +255,8 @@ class SearchIndex:
 
     def fill(self, staging: Path, procs: int, progress: Progress | None) -> None:
         """A complete index of the corpus in ``staging``: segments, then the manifest."""
+        from tui_reader.search.index.build import BulkFailed, BulkUnsupported
+
         corpus = self.corpus
         ix = whoosh.index.create_in(str(staging), make_schema())
         try:
@@ -261,6 +272,8 @@ class SearchIndex:
     def _bulk(self, ix: whoosh.index.Index, procs: int, progress: Progress | None) -> None:
         """One segment from worker processes (see build/): ~5x faster than Whoosh's writer. It
         raises BulkUnsupported when w3's self-check switched the fast paths off."""
+        from tui_reader.search.index.build import BulkBuild
+
         selfcheck.status()  # the gate: BulkBuild refuses when the fast paths are off
         corpus, n = self.corpus, len(self.corpus)
         writer = ix.writer(codec=codec())
