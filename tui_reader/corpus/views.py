@@ -23,7 +23,12 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 ROW = 0xFFFF_FFFF
 BULK = 4096  # rows of a parsed file appended at once from which the hashes find them, not a dict
-MISSES = 20_000  # look-ups through the hashes after which a process keeps every id in a dict
+# Look-ups through the hashes (~2 us each) after which a process keeps every id in a dict
+# (~2.3 s to make at 2.7M, in whichever search crosses it): high enough that a day of
+# searches' hits (20-100 a search) does not, low enough that a caller looking up every
+# paper one by one loses at most ~0.4 s before the dict (H-E saw 20,000 cause a 2.3 s
+# type-ahead keystroke in bench.scale's run at 2.7M)
+MISSES = 200_000
 
 
 def plain(c: Corpus) -> bool:
