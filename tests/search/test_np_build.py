@@ -18,7 +18,7 @@ from whoosh.system import pack_uint
 from whoosh.util.numeric import byte_to_length
 
 from tui_reader.search.fast.codec import V_NONE, V_POSITIONS, V_RAW, NpCodec, NpPostingsWriter
-from tui_reader.search.fast.listwriter import Lists, encode_lists
+from tui_reader.search.fast.listwriter import Lists, PieceJoiner, encode_lists
 from tui_reader.search.index.analysis import authors_chain, fold_chain, stem_chain
 from tui_reader.search.index.build.bulk import BulkBuild
 from tui_reader.search.index.schema import make_schema
@@ -102,6 +102,39 @@ def test_encode_lists_writes_what_whooshs_writer_writes(kind: int) -> None:
             assert at_zero.tobytes() == info_bytes
 
 
+@pytest.mark.parametrize("kind", [V_NONE, V_POSITIONS, V_RAW])
+@pytest.mark.parametrize("df", [128, 129, 256, 257, 600])
+def test_a_list_written_in_pieces_is_the_list_written_whole(kind: int, df: int) -> None:
+    """PieceJoiner (a term too big for one merge batch): pieces of whole blocks joined give the
+    bytes and info encode_lists gives for the whole list (one piece when df <= 128)."""
+    rng = np.random.default_rng(df)
+    ids = np.sort(rng.choice(10_000, size=df, replace=False))
+    counts = rng.integers(1, 5, size=df)
+    weights = counts.astype(np.float32)
+    lengths = rng.integers(0, 256, size=df)
+    positions = np.concatenate([np.sort(rng.choice(500, size=c, replace=False)) for c in counts])
+    pos_at = np.concatenate(([0], np.cumsum(counts)))
+
+    def lists(lo: int, hi: int) -> Lists:
+        pos = positions[pos_at[lo] : pos_at[hi]] if kind == V_POSITIONS else None
+        n = np.array([hi - lo])
+        return Lists(n, ids[lo:hi], weights[lo:hi], lengths[lo:hi], kind, counts[lo:hi], pos)
+
+    whole, info = encode_lists(lists(0, df))
+    buf = io.BytesIO(b"xy")
+    buf.seek(2)
+    joiner = PieceJoiner(buf)
+    for lo in range(0, df, 128):
+        hi = min(lo + 128, df)
+        part, part_info = encode_lists(lists(lo, hi))
+        joiner.add(part, part_info, float(weights[lo:hi].sum()), hi == df)
+    joined = joiner.finish()
+    assert buf.getvalue()[2:] == whole.tobytes()
+    assert joined["offset"] == 2
+    joined["offset"] = 0
+    assert joined.tobytes() == info.tobytes()
+
+
 # -- whole segments -------------------------------------------------------------------------------
 def _docs() -> list[dict[str, Any]]:
     """Words in exactly 1, 2, 127, 128, 129 and 257 papers (and one in every paper), long and
@@ -157,7 +190,9 @@ def _info(info: Any) -> tuple[Any, ...]:
     return (*stats, info.min_id(), info.max_id(), offset, length)
 
 
-@pytest.mark.parametrize(("ranges", "slice_postings"), [(1, None), (3, None), (3, 40)])
+@pytest.mark.parametrize(
+    ("ranges", "slice_postings"), [(1, None), (3, None), (3, 40), (1, 40), (3, 128), (2, 129), (3, 256)]
+)
 def test_bulk_segment_is_whooshs_byte_for_byte(ranges: int, slice_postings: int | None) -> None:
     """ranges=3: a word in 127 papers lies in one range, one in 257 in all three; slice 40:
     each field merged in several tasks, their cuts inside the vocabulary."""

@@ -13,12 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 from whoosh.util.numeric import length_to_byte
 
 from tui_reader.search.fast.codec import V_POSITIONS
-from tui_reader.search.fast.listwriter import Lists, encode_lists
+from tui_reader.search.fast.listwriter import Lists, PieceJoiner, encode_lists
 from tui_reader.search.index.build.runs import Run
 
 SLICE = 400_000  # postings per task: ~40 int64 arrays of each, and the span's terms (ids: one posting each)
@@ -31,6 +32,7 @@ class Task:
     field: str
     lo: bytes | None  # the span's first term (None: from the field's first)
     hi: bytes | None  # the term after it (None: to the field's last)
+    limit: int = SLICE  # postings encoded at once (encode)
 
 
 def tasks(runs: list[Run], slice_postings: int | None = None) -> list[Task]:
@@ -44,7 +46,7 @@ def tasks(runs: list[Run], slice_postings: int | None = None) -> list[Task]:
         if not total:
             continue
         biggest = max(runs, key=lambda r: r.size(name))
-        starts = biggest.starts(name)
+        starts = np.asarray(biggest.starts(name), np.int64)
         spans = max(1, -(-total // limit))
         cuts: list[bytes | None] = [None]
         for s in range(1, spans):
@@ -54,7 +56,7 @@ def tasks(runs: list[Run], slice_postings: int | None = None) -> list[Task]:
                 cuts.append(cut[0])
         cuts.append(None)
         for lo, hi in pairwise(cuts):
-            out.append(Task(len(out), name, lo, hi))
+            out.append(Task(len(out), name, lo, hi, limit))
     return out
 
 
@@ -72,11 +74,23 @@ def length_bytes(runs: list[Run], name: str, total: int) -> np.ndarray:
     return out
 
 
+@dataclass(slots=True)
+class _Part:
+    """One run's share of a task: its terms a.. (their ranks in the task), where they start."""
+
+    run: Run
+    a: int
+    ranks: np.ndarray  # int64, ascending
+    starts: np.ndarray  # int64: each term's first posting in the run, then the end
+
+
 def encode(
     runs: list[Run], task: Task, lengths: np.ndarray, path: Path, blocklimit: int
 ) -> tuple[list[bytes], bytes]:
     """Write the task's posting lists to ``path``; return its terms and their infos
-    (listwriter.TERMINFO_DTYPE records, extents from the chunk's start)."""
+    (listwriter.TERMINFO_DTYPE records, extents from the chunk's start). The terms are encoded
+    in batches of about ``task.limit`` postings, a term with more in pieces of whole blocks
+    (listwriter.PieceJoiner): a worker holds one batch, whatever the collection's size."""
     name = task.field
     spans, slices = [], []
     for r in runs:
@@ -92,41 +106,108 @@ def encode(
         return [], b""
     rank = {t: i for i, t in enumerate(terms)}
     kind = spans[0][0].table["kinds"][name]
-    parts: dict[str, list[np.ndarray]] = {
-        "ranks": [],
-        "docs": [],
-        "counts": [],
-        "weights": [],
-        "positions": [],
-    }
+    parts, df = [], np.zeros(len(terms), np.int64)
     for (r, a, b), words in zip(spans, slices, strict=True):
-        starts = r.starts(name)
-        p0, p1 = int(starts[a]), int(starts[b])
-        df = np.diff(starts[a : b + 1])
         mapped = np.fromiter(map(rank.__getitem__, words), np.int64, len(words))
-        parts["ranks"].append(np.repeat(mapped, df))
-        parts["docs"].append(np.asarray(r.array(name, "docs")[p0:p1]))
-        counts = np.asarray(r.array(name, "counts")[p0:p1])
-        parts["counts"].append(counts)
-        weights = r.array(name, "weights")[p0:p1] if r.has(name, "weights") else counts
-        parts["weights"].append(np.asarray(weights, np.float32))
+        starts = np.asarray(r.starts(name)[a : b + 1], np.int64)
+        df[mapped] += np.diff(starts)
+        parts.append(_Part(r, a, mapped, starts))
+    del rank, slices
+    piece = max(blocklimit, task.limit // blocklimit * blocklimit)
+    infos = []
+    with open(path, "wb") as out:
+        for t0, t1 in _batches(df, task.limit):
+            if t1 - t0 == 1 and df[t0] > piece:
+                infos.append(_pieces(out, parts, name, kind, t0, int(df[t0]), piece, lengths, blocklimit))
+                continue
+            lists, _ = _gathered(parts, name, kind, t0, t1, 0, int(df[t0:t1].sum()), lengths)
+            buf, info = encode_lists(lists, blocklimit)
+            info["offset"] += out.tell()
+            out.write(buf.tobytes())
+            infos.append(info)
+    return terms, b"".join(info.tobytes() for info in infos)  # concatenate would make them native-endian
+
+
+def _batches(df: np.ndarray, limit: int) -> list[tuple[int, int]]:
+    """Consecutive terms [t0, t1) of at most ``limit`` postings together (a bigger term alone)."""
+    ends = np.cumsum(df)
+    out, t0 = [], 0
+    while t0 < df.size:
+        base = int(ends[t0 - 1]) if t0 else 0
+        t1 = max(t0 + 1, int(np.searchsorted(ends, base + limit, side="right")))
+        out.append((t0, t1))
+        t0 = t1
+    return out
+
+
+def _pieces(
+    out: BinaryIO,
+    parts: list[_Part],
+    name: str,
+    kind: int,
+    t: int,
+    df: int,
+    piece: int,
+    lengths: np.ndarray,
+    blocklimit: int,
+) -> np.ndarray:
+    """One term's list, ``piece`` postings (whole blocks) encoded at a time."""
+    joiner = PieceJoiner(out)
+    for first in range(0, df, piece):
+        stop = min(first + piece, df)
+        lists, weight = _gathered(parts, name, kind, t, t + 1, first, stop, lengths)
+        buf, info = encode_lists(lists, blocklimit)
+        joiner.add(buf, info, weight, stop == df)
+    return joiner.finish()
+
+
+def _gathered(
+    parts: list[_Part],
+    name: str,
+    kind: int,
+    t0: int,
+    t1: int,
+    first: int,
+    stop: int,
+    lengths: np.ndarray,
+) -> tuple[Lists, float]:
+    """Terms t0..t1-1's postings from every run, postings first..stop-1 of them (counted in the
+    runs' order, which is docnum order for one term), in term then docnum order; and the sum
+    of their weights."""
+    pieces: dict[str, list[np.ndarray]] = {k: [] for k in ("ranks", "docs", "counts", "weights", "positions")}
+    seen = 0  # postings of the batch in the runs before this one
+    for part in parts:
+        i0, i1 = np.searchsorted(part.ranks, (t0, t1))
+        if i1 <= i0:
+            continue
+        p0, p1 = int(part.starts[i0]), int(part.starts[i1])
+        q0, q1 = p0 + max(0, first - seen), p0 + min(p1 - p0, stop - seen)
+        seen += p1 - p0
+        if q1 <= q0:
+            continue
+        r = part.run
+        df = np.diff(part.starts[i0 : i1 + 1])
+        pieces["ranks"].append(np.repeat(part.ranks[i0:i1], df)[q0 - p0 : q1 - p0])
+        pieces["docs"].append(np.asarray(r.array(name, "docs")[q0:q1]))
+        counts = np.asarray(r.array(name, "counts")[p0:q1])
+        pieces["counts"].append(counts[q0 - p0 :])
+        weights = r.array(name, "weights")[q0:q1] if r.has(name, "weights") else counts[q0 - p0 :]
+        pieces["weights"].append(np.asarray(weights, np.float32))
         if kind == V_POSITIONS:
-            at = r.array(name, "pos_at")
-            parts["positions"].append(np.asarray(r.array(name, "positions")[int(at[a]) : int(at[b])]))
-    ranks, docs, counts, weights = (np.concatenate(parts[k]) for k in ("ranks", "docs", "counts", "weights"))
-    positions = np.concatenate(parts["positions"]) if kind == V_POSITIONS else None
-    if len(spans) > 1:  # the ranges' postings of each term back in docnum order
+            at = int(r.array(name, "pos_at")[part.a + i0]) + int(counts[: q0 - p0].sum(dtype=np.int64))
+            size = int(counts[q0 - p0 :].sum(dtype=np.int64))
+            pieces["positions"].append(np.asarray(r.array(name, "positions")[at : at + size]))
+    ranks, docs, counts, weights = (np.concatenate(pieces[k]) for k in ("ranks", "docs", "counts", "weights"))
+    positions = np.concatenate(pieces["positions"]) if kind == V_POSITIONS else None
+    if len(pieces["docs"]) > 1 and t1 - t0 > 1:  # the runs' postings of each term in docnum order
         by = np.argsort(ranks, kind="stable")
         ranks, docs, weights = ranks[by], docs[by], weights[by]
         if positions is not None:
             positions = _moved(positions, counts, by)
         counts = counts[by]
-    lists = Lists(
-        np.bincount(ranks, minlength=len(terms)), docs, weights, lengths[docs], kind, counts, positions
-    )
-    out, infos = encode_lists(lists, blocklimit)
-    out.tofile(path)
-    return terms, infos.tobytes()
+    df = np.bincount(ranks - t0, minlength=t1 - t0)
+    weight = float(weights.sum(dtype=np.float64))
+    return Lists(df, docs, weights, lengths[docs], kind, counts, positions), weight
 
 
 def _moved(positions: np.ndarray, counts: np.ndarray, by: np.ndarray) -> np.ndarray:

@@ -2,8 +2,8 @@
 
 A run file is the arrays one after another (``tofile``); its table (pickled beside it, ``.terms``)
 says where each is. Per field: the terms (their UTF-8 bytes joined, and offsets), each term's
-document count and where its positions start, and per posting its docnum, count (frequency),
-weight (fields Whoosh's ``field.index`` fed; otherwise the count) and, for a ``Positions`` field,
+document count, where its postings and its positions start, and per posting its docnum, count
+(frequency), weight (fields Whoosh's ``field.index`` fed; otherwise the count) and, for a ``Positions`` field,
 the positions of every posting in turn; per document of the range, each scorable field's length.
 merge.py maps slices of them (``np.memmap``), so a merge never holds a whole run.
 """
@@ -48,6 +48,9 @@ class RunWriter:
         self._put(name, "blob", np.frombuffer(b"".join(terms), np.uint8))
         self._put(name, "offsets", np.concatenate(([0], np.cumsum(sizes))).astype(np.uint64))
         self._put(name, "df", cols.df.astype(np.uint32))
+        self._put(
+            name, "starts", np.concatenate(([0], np.cumsum(cols.df, dtype=np.uint64))).astype(np.uint64)
+        )
         self._put(name, "docs", cols.docs.astype(np.uint32))
         self._put(name, "counts", cols.counts.astype(np.uint32))
         if cols.weights is not None:
@@ -85,7 +88,6 @@ class Run:
         self.table = table
         self.base: int = table["base"]
         self.count: int = table["count"]
-        self._starts: dict[str, np.ndarray] = {}
 
     def has(self, name: str, what: str) -> bool:
         return (name, what) in self.table["arrays"]
@@ -120,12 +122,9 @@ class Run:
         return bisect_left(keys, term)
 
     def starts(self, name: str) -> np.ndarray:
-        """Each term's first posting, then the total."""
-        found = self._starts.get(name)
-        if found is None:
-            df = self.array(name, "df").astype(np.int64)
-            found = self._starts[name] = np.concatenate(([0], np.cumsum(df)))
-        return found
+        """Each term's first posting, then the total: mapped from the file, so a merge over
+        hundreds of runs holds none of them (a cache of them grew with the collection)."""
+        return self.array(name, "starts")
 
 
 class _Keys:
