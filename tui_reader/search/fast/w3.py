@@ -252,6 +252,13 @@ class Segment:
         self.add_term: Callable[[bytes, bytes], Any] = fw._tindex.add  # (term key, info)
         self.perdoc = writer.perdocwriter  # start_doc, add_field, add_column_value, finish_doc
 
+    def swap_terms(self, make: Callable[[Any], Any]) -> None:
+        """The term table's writer replaced by ``make(writer)`` before any term is added (the
+        bulk build's compact table, build/terms.py: the same file, no tuple per term)."""
+        fw = self._writer.fieldwriter
+        fw._tindex = make(fw._tindex)
+        self.add_term = fw._tindex.add
+
     def field_key(self, name: str) -> bytes:
         """The prefix of the field's term keys (numbering fields as start_field does)."""
         return pack_ushort(self._fieldmap.setdefault(name, len(self._fieldmap)))

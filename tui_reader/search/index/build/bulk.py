@@ -24,7 +24,7 @@ from typing import Any
 from tui_reader.search.fast import health as fast_health
 from tui_reader.search.fast import w3
 from tui_reader.search.fast.codec import NpCodec
-from tui_reader.search.index.build import gather, merge, runs, stitch, transport
+from tui_reader.search.index.build import gather, merge, runs, stitch, terms, transport
 from tui_reader.search.index.build.plan import CHUNK, Plan
 from tui_reader.search.index.build.transport import BulkFailed, Doc
 
@@ -77,6 +77,7 @@ class BulkBuild:
         check_writer(writer)
         self.writer = writer
         self.segment = w3.Segment(writer)
+        self.segment.swap_terms(terms.CompactTable)
         self.total = total
         self.plan = Plan(total, procs, ranges)
         self.procs = self.plan.procs

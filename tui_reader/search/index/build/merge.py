@@ -22,7 +22,8 @@ from tui_reader.search.fast.codec import V_POSITIONS
 from tui_reader.search.fast.listwriter import Lists, PieceJoiner, encode_lists
 from tui_reader.search.index.build.runs import Run
 
-SLICE = 400_000  # postings per task: ~40 int64 arrays of each, and the span's terms (ids: one posting each)
+SLICE = 400_000  # postings per task: its terms held at once (ids: one posting each)
+BATCH = 100_000  # postings encoded at once: ~40 int64 arrays of each (and of their positions)
 _BYTES = np.array([length_to_byte(n) for n in range(1 << 16)], np.uint8)
 
 
@@ -32,7 +33,7 @@ class Task:
     field: str
     lo: bytes | None  # the span's first term (None: from the field's first)
     hi: bytes | None  # the term after it (None: to the field's last)
-    limit: int = SLICE  # postings encoded at once (encode)
+    limit: int = BATCH  # postings encoded at once (encode)
 
 
 def tasks(runs: list[Run], slice_postings: int | None = None) -> list[Task]:
@@ -56,7 +57,7 @@ def tasks(runs: list[Run], slice_postings: int | None = None) -> list[Task]:
                 cuts.append(cut[0])
         cuts.append(None)
         for lo, hi in pairwise(cuts):
-            out.append(Task(len(out), name, lo, hi, limit))
+            out.append(Task(len(out), name, lo, hi, slice_postings or BATCH))
     return out
 
 
