@@ -162,7 +162,7 @@ def _docs() -> list[dict[str, Any]]:
     return docs
 
 
-def _indexes(ranges: int, slice_postings: int | None) -> tuple[Any, Any]:
+def _indexes(ranges: int, slice_postings: int | None, words_limit: int | None = None) -> tuple[Any, Any]:
     docs = _docs()
     theirs = RamStorage().create_index(make_schema())
     writer = theirs.writer(codec=NpCodec())
@@ -172,6 +172,8 @@ def _indexes(ranges: int, slice_postings: int | None) -> tuple[Any, Any]:
     ours = RamStorage().create_index(make_schema())
     writer = ours.writer(codec=NpCodec())
     build = BulkBuild(writer, len(docs), procs=1, ranges=ranges, slice_postings=slice_postings)
+    if words_limit is not None:
+        build.words_limit = words_limit
     try:
         for i in build.order():
             build.add(i, docs[i])
@@ -191,12 +193,25 @@ def _info(info: Any) -> tuple[Any, ...]:
 
 
 @pytest.mark.parametrize(
-    ("ranges", "slice_postings"), [(1, None), (3, None), (3, 40), (1, 40), (3, 128), (2, 129), (3, 256)]
+    ("ranges", "slice_postings", "words_limit"),
+    [
+        (1, None, None),
+        (3, None, None),
+        (3, 40, None),
+        (1, 40, None),
+        (3, 128, 0),
+        (2, 129, 30),
+        (3, 256, None),
+    ],
 )
-def test_bulk_segment_is_whooshs_byte_for_byte(ranges: int, slice_postings: int | None) -> None:
+def test_bulk_segment_is_whooshs_byte_for_byte(
+    ranges: int, slice_postings: int | None, words_limit: int | None
+) -> None:
     """ranges=3: a word in 127 papers lies in one range, one in 257 in all three; slice 40:
-    each field merged in several tasks, their cuts inside the vocabulary."""
-    theirs, ours = _indexes(ranges, slice_postings)
+    each field merged in several tasks, their cuts inside the vocabulary, a word in more
+    papers than a batch written in pieces (128, 129, 256: around the block size); words_limit:
+    the words' numbering renewed between every range (0) or past 30 words."""
+    theirs, ours = _indexes(ranges, slice_postings, words_limit)
     ra, rb = theirs.reader(), ours.reader()
     try:
         terms = list(ra.all_terms())

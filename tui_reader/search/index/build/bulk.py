@@ -96,6 +96,7 @@ class BulkBuild:
         self._messages: queue.Queue[Any] = queue.Queue()
         self._local: gather.Gatherer | None = None  # in-process: the range being gathered
         self._words = gather.numberings(writer.schema) if self.procs == 1 else {}
+        self.words_limit = gather.WORDS  # in-process: words remembered across ranges (tests lower it)
         self._tables: dict[int, runs.Table] = {}  # ranges (by first docnum) written
         self._chunks_done: dict[int, tuple[str, list[bytes], bytes]] = {}
         self._ending = False  # the workers were told to end: their exit is expected
@@ -117,6 +118,7 @@ class BulkBuild:
         if self.procs == 1:
             if self._local is None or self._local.base != self.plan.ranges[r][0]:
                 self._write_local()
+                self._words = gather.renewed(self.writer.schema, self._words, self.words_limit)
                 self._local = gather.Gatherer(self.writer.schema, self.plan.ranges[r][0], self._words)
             self._local.add(docnum, doc)
             self._added += 1

@@ -108,6 +108,9 @@ def _fused(fieldobj: Any) -> Callable[[str], tuple[list[str], list[int]]] | None
 MEMO = 50_000  # values remembered per field not fused (years, sources, kinds repeat; ids do not)
 
 
+WORDS = 2_000_000  # words a worker remembers (~150 bytes each): a new range starts afresh past it
+
+
 def numberings(schema: Any) -> dict[str, Words]:
     """A Words per field whose fused analyzer is consecutive: give them to every Gatherer of a
     worker, so each word is analysed once per worker."""
@@ -116,6 +119,14 @@ def numberings(schema: Any) -> dict[str, Words]:
         for n in schema.names()
         if _fused(schema[n]) is not None and getattr(schema[n].analyzer, "consecutive", False)
     }
+
+
+def renewed(schema: Any, words: dict[str, Words], limit: int = WORDS) -> dict[str, Words]:
+    """``words``, or fresh numberings if they hold more than ``limit`` words: called between
+    ranges (a range's term numbers refer to its Words until it is written), so a worker's
+    memory does not grow with a collection's vocabulary (the whole arXiv has millions of
+    distinct tokens: formulas, numbers, names)."""
+    return numberings(schema) if sum(len(w.table) for w in words.values()) > limit else words
 
 
 class Gatherer:

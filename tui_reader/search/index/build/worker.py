@@ -60,6 +60,7 @@ def main() -> None:
                 if gatherer is not None:
                     _write(pipe, gatherer, folder)
                 gatherer = None  # free one range's postings before gathering the next
+                words = gather.renewed(schema, words)
                 gatherer = Gatherer(schema, first, words)
             for docnum, doc in chunk:
                 gatherer.add(docnum, doc)
