@@ -18,7 +18,8 @@ from whoosh.system import pack_uint
 from whoosh.util.numeric import byte_to_length
 
 from tui_reader.search.fast.codec import V_NONE, V_POSITIONS, V_RAW, NpCodec, NpPostingsWriter
-from tui_reader.search.fast.listwriter import Lists, PieceJoiner, encode_lists
+from tui_reader.search.fast.listwriter import Lists, encode_lists
+from tui_reader.search.fast.pieces import PieceJoiner
 from tui_reader.search.index.analysis import authors_chain, fold_chain, stem_chain
 from tui_reader.search.index.build.bulk import BulkBuild
 from tui_reader.search.index.schema import make_schema

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypedDict
 
+from tui_reader.search.index import spawn
 from tui_reader.search.index.manifest import read_signatures
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ Progress = Callable[[int, int, str], None]
 Messages = queue.Queue[tuple[Any, ...]]
 CHILD_PAPERS = 50_000  # smaller collections build in seconds and little memory: in-process
 CHILD_ENV = "TUI_READER_BUILD_CHILD"  # "1": every cold build in a child, "0": none (tests, measuring)
-PARENT_ENV = "TUI_READER_BUILD_PARENT"  # as build/transport.py: the pid the child dies with
+PARENT_ENV = spawn.PARENT_ENV  # the pid the child dies with
 STOP_SECONDS = 20.0  # a cancelled child's time to clean up before it is killed
 HEARTBEAT_SECONDS = 0.5  # the caller's progress is called at least this often (it may cancel)
 
@@ -135,20 +136,8 @@ def build(request: Request, progress: Progress | None) -> None:
 
 
 def _start(err: IO[bytes]) -> subprocess.Popen[bytes]:
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[3])  # where tui_reader is importable from
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
-    env[PARENT_ENV] = str(os.getpid())
-    env.pop(CHILD_ENV, None)
     try:
-        return subprocess.Popen(
-            [python(), "-m", "tui_reader.search.index.buildchild"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=err,
-            env=env,
-            close_fds=True,
-        )
+        return spawn.start(python(), "tui_reader.search.index.buildchild", err, without=(CHILD_ENV,))
     except OSError as exc:
         raise ChildFailed(f"could not start the indexing process ({exc})") from exc
 

@@ -19,7 +19,8 @@ import numpy as np
 from whoosh.util.numeric import length_to_byte
 
 from tui_reader.search.fast.codec import V_POSITIONS
-from tui_reader.search.fast.listwriter import Lists, PieceJoiner, encode_lists
+from tui_reader.search.fast.listwriter import Lists, encode_lists
+from tui_reader.search.fast.pieces import PieceJoiner
 from tui_reader.search.index.build.runs import Run
 
 SLICE = 400_000  # postings per task: its terms held at once (ids: one posting each)
@@ -91,7 +92,7 @@ def encode(
     """Write the task's posting lists to ``path``; return its terms and their infos
     (listwriter.TERMINFO_DTYPE records, extents from the chunk's start). The terms are encoded
     in batches of about ``task.limit`` postings, a term with more in pieces of whole blocks
-    (listwriter.PieceJoiner): a worker holds one batch, whatever the collection's size."""
+    (pieces.PieceJoiner): a worker holds one batch, whatever the collection's size."""
     name = task.field
     spans, slices = [], []
     for r in runs:

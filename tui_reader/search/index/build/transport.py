@@ -12,21 +12,21 @@ it fails.
 from __future__ import annotations
 
 import contextlib
-import os
 import pickle
 import queue
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from tui_reader.search.index import spawn
+
 Doc = dict[str, Any]
 Header = tuple[bytes, str, int]  # pickled schema, folder for run and chunk files, block limit
 
 _STOP = object()  # tells a feeder thread to end
-PARENT_ENV = "TUI_READER_BUILD_PARENT"  # the pid a worker ends with (worker.die_with_parent)
+PARENT_ENV = spawn.PARENT_ENV  # the pid a worker ends with (worker.die_with_parent)
 
 
 class BulkFailed(RuntimeError):
@@ -77,21 +77,10 @@ class Child:
     parent goes on preparing documents while a worker's pipe is full (workers never wait)."""
 
     def __init__(self, k: int, header: Header, messages: queue.Queue[Any], tmp: Path) -> None:
-        env = dict(os.environ)
-        root = str(Path(__file__).resolve().parents[3])  # where tui_reader is importable from
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
-        env[PARENT_ENV] = str(os.getpid())
         self.errfile = tmp / f"worker{k}.err"
         try:
             with open(self.errfile, "wb") as err:
-                self.proc = subprocess.Popen(
-                    [python(), "-m", "tui_reader.search.index.build.worker"],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=err,
-                    env=env,
-                    close_fds=True,
-                )
+                self.proc = spawn.start(python(), "tui_reader.search.index.build.worker", err)
         except OSError as exc:
             raise BulkFailed(f"could not start an indexing process ({exc})") from exc
         self.k = k
