@@ -13,6 +13,7 @@ their launch and lose no visit.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,8 +65,9 @@ def arrivals(doc: Doc, ids: Sequence[str], stamp: str) -> tuple[Arrivals, list[s
     visits = _visits(doc)
     times = [at for at, _ in visits]
     appended = _appended(visits, ids)
-    if appended is not None:  # the collection is what its visits listed, in order: nothing new
-        fresh, visit_of = [], appended
+    if appended is not None:  # the collection starts with what its visits listed, in order
+        fresh = list(ids[len(appended) :])  # unique ids: none of the rest is in a visit
+        visit_of = appended + [len(times)] * len(fresh)
     else:
         seen: dict[str, int] = {}
         for n, (_, joined) in enumerate(visits):
@@ -86,20 +88,51 @@ def arrivals(doc: Doc, ids: Sequence[str], stamp: str) -> tuple[Arrivals, list[s
 
 
 def _appended(visits: list[tuple[str, str]], ids: Sequence[str]) -> list[int] | None:
-    """Each paper's visit when the collection lists exactly what its visits recorded, in their
-    order (the usual relaunch: no dict of every id, ~2.5 s and hundreds of MB at 1M); None
-    otherwise. Each visit recorded only ids no earlier one had, so equal texts mean equal
-    answers to the general case's."""
+    """The visit of each of the collection's first papers when they are exactly what its visits
+    recorded, in their order (a relaunch, or papers added after them): no dict of every id (~2.5
+    s and hundreds of MB at 1M); None otherwise. Each visit recorded only ids no earlier one
+    had (a collection's ids are unique), so equal texts mean equal answers to the general
+    rule's. Compared a run of ids at a time: neither side is split into millions of strings."""
     parts = [joined for _, joined in visits if joined.strip()]
-    if not parts or any(joined != " ".join(joined.split()) for joined in parts):
+    if not parts or not all(_canonical(joined) for joined in parts):
         return None
-    if " ".join(parts) != " ".join(ids):
+    known = _prefix(" ".join(parts), ids)
+    if known is None:
         return None
     visit_of: list[int] = []
     for n, (_, joined) in enumerate(visits):
         if joined.strip():
             visit_of.extend([n] * (joined.count(" ") + 1))
-    return visit_of if len(visit_of) == len(ids) else None
+    return visit_of if len(visit_of) == known else None
+
+
+NOT_CANONICAL = re.compile(r"[^\S ]|  |\A | \Z")  # \s is str.split()'s whitespace (both isspace)
+RUN = 1 << 14  # ids joined and compared at a time
+
+
+def _canonical(joined: str) -> bool:
+    """``joined == " ".join(joined.split())`` without the split: single spaces between words."""
+    return NOT_CANONICAL.search(joined) is None
+
+
+def _prefix(text: str, ids: Sequence[str]) -> int | None:
+    """k when ``text == " ".join(ids[:k])`` for some k >= 1, else None; a run of ids at a time."""
+    at = known = 0
+    for start in range(0, len(ids), RUN):
+        run = ids[start : start + RUN]
+        piece = (" " if start else "") + " ".join(run)
+        if text.startswith(piece, at):
+            at, known = at + len(piece), known + len(run)
+            continue
+        for pid in run:  # the text ends in this run, or differs
+            if at == len(text):
+                break
+            piece = (" " if known else "") + pid
+            if not text.startswith(piece, at):
+                return None
+            at, known = at + len(piece), known + 1
+        break
+    return known if known and at == len(text) else None
 
 
 class ArrivalStore:
