@@ -24,7 +24,7 @@ import numpy as np
 from whoosh import query
 
 from tui_reader.search import stop
-from tui_reader.search.fast import blocks_np, w3
+from tui_reader.search.fast import blocks_np, phrasekeys, w3
 from tui_reader.search.fast.npphrase import Unsupported, holding
 
 Arrays = tuple[np.ndarray, np.ndarray]  # (docnums ascending, float64 scores)
@@ -170,6 +170,13 @@ class NpLeaf:
         if len(btexts) == 1:  # one word: it holds wherever the word is, no positions to read
             return self.term(q.fieldname, btexts[0], wanted)
         distinct = sorted(dict.fromkeys(btexts), key=lambda b: self.reader.doc_frequency(q.fieldname, b))
+        keyed = phrasekeys.phrase(self.reader, q.fieldname, btexts, distinct, wanted, self.deleted, q.slop)
+        if keyed is not None:  # every word's list an array list: read once, as keys
+            docs, postings = keyed
+            if not docs.size:
+                return EMPTY
+            scored = {b: blocks_np.term_scores(self.searcher, q.fieldname, b, postings[b]) for b in postings}
+            return docs, blocks_np.binary_sum([scored[b] for b in btexts])
         ids = wanted
         last = None
         for k, btext in enumerate(distinct):  # the papers with every word, rarest word first

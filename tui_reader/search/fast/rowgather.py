@@ -52,7 +52,7 @@ def picked_deltas(raw: np.ndarray, counts: np.ndarray, keep: np.ndarray,
     byte index per delta, as if every width were 1; then the few postings in blocks of wider
     deltas are read again a byte at a time (at 2.7M papers a 2-byte block is 1 in 25)."""
     n, npos, deltas_at, dw = blocks
-    block = np.repeat(np.arange(n.size, dtype=np.int64), n)[keep]
+    block = np.searchsorted(np.cumsum(n), keep, "right")  # not a repeat over every posting
     picked = counts[keep]
     first = np.cumsum(counts)[keep] - picked - (np.cumsum(npos) - npos)[block]  # in its block
     width = dw[block]
