@@ -50,6 +50,12 @@ def ix(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory)
     return index.storage.open_index()
 
 
+@pytest.fixture(autouse=True)
+def keyed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every phrase of these small indexes through phrasekeys (KEYED_MIN's upper side)."""
+    monkeypatch.setattr(phrasekeys, "KEYED_MIN", 0)
+
+
 @pytest.fixture(params=[0, 1, 2, 4, 12])
 def small(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
     """paired's SMALL: 0 every candidate by keys, 12 every one here by rows (but the 4-byte
@@ -71,11 +77,32 @@ def test_phrases_are_whooshs(ix: Any, small: int, words: list[str], slop: int) -
 
 
 @pytest.mark.parametrize(("words", "slop"), PHRASES[:8], ids=lambda x: str(x))
-def test_npleafs_first_path_where_no_listing(ix: Any, words: list[str], slop: int,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
-    """phrasekeys.phrase is None where a word's list is not read as a Listing: the other path."""
-    monkeypatch.setattr(phrasekeys, "listing", lambda *args: None)
+@pytest.mark.parametrize("why", ["no listing", "below KEYED_MIN"])
+def test_npleafs_first_path(ix: Any, words: list[str], slop: int, why: str,
+                            monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """npleaf's first path (npphrase.holding) where a word's list is not read as a Listing
+    (phrasekeys.phrase is None) or the rarest word is in fewer than KEYED_MIN papers."""
+    if why == "no listing":
+        monkeypatch.setattr(phrasekeys, "listing", lambda *args: None)
+    else:
+        monkeypatch.setattr(phrasekeys, "KEYED_MIN", N + 1)
     assert compare(ix, query.Phrase("body", words, slop=slop)) > 0
+
+
+@pytest.mark.parametrize("side", [0, 1])
+def test_keyed_min_switch(ix: Any, side: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At the rarest word's document frequency (in the segment where it is highest) phrasekeys
+    answers there; one past it, npleaf's first path everywhere (phrasekeys.listing never
+    asked); both Whoosh's answer."""
+    with ix.searcher() as s:
+        leaves = [r for r, _ in s.reader().leaf_readers()]
+        df = max(min(r.doc_frequency("body", w) for w in (b"ww", b"xx")) for r in leaves)  # a segment's
+    monkeypatch.setattr(phrasekeys, "KEYED_MIN", df + side)
+    asked: list[bytes] = []
+    real = phrasekeys.listing
+    monkeypatch.setattr(phrasekeys, "listing", lambda r, f, b, w: asked.append(b) or real(r, f, b, w))
+    assert compare(ix, query.Phrase("body", ["ww", "xx"])) > 0
+    assert bool(asked) == (side == 0)
 
 
 @pytest.mark.parametrize("slop", [1, 2])

@@ -170,8 +170,12 @@ class NpLeaf:
         if len(btexts) == 1:  # one word: it holds wherever the word is, no positions to read
             return self.term(q.fieldname, btexts[0], wanted)
         distinct = sorted(dict.fromkeys(btexts), key=lambda b: self.reader.doc_frequency(q.fieldname, b))
-        keyed = phrasekeys.phrase(self.reader, q.fieldname, btexts, distinct, wanted, self.deleted, q.slop)
-        if keyed is not None:  # every word's list an array list: read once, as keys
+        keyed = None
+        if self.reader.doc_frequency(q.fieldname, distinct[0]) >= phrasekeys.KEYED_MIN:
+            keyed = phrasekeys.phrase(
+                self.reader, q.fieldname, btexts, distinct, wanted, self.deleted, q.slop
+            )
+        if keyed is not None:  # every word's list an array list: read once (phrasekeys.py)
             docs, postings = keyed
             if not docs.size:
                 return EMPTY
