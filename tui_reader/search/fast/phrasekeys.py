@@ -59,25 +59,28 @@ class Listing:
         counts_at = len_at + np.where((d["flags"] & HAS_LENGTHS) > 0, n, 0) + POSHEAD.size
         return w_at, len_at, counts_at
 
-    def firsts(self, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def firsts(self, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """For the postings at ``keep`` (indices into ``ids``, ascending): their position counts,
-        the byte of each one's first delta, its block and that block's delta width."""
+        the byte of each one's first delta, and each one's delta width (None: all 1 byte)."""
         d = self.d
         n = d["count"].astype(np.int64)
         counts_at = self._geometry()[2]
         cw = d["cw"].astype(np.int64)
-        if self.counts is None or self.before is None:
-            self.counts = np.zeros(self.ids.size, np.int64)
-            columns.gather(self.raw, counts_at, n, cw, self.counts, self.ends - n, columns.ITEM_TYPES)
-            self.before = np.cumsum(self.counts) - self.counts  # among the deltas of the blocks read
-        block = np.repeat(np.arange(n.size), np.diff(np.searchsorted(keep, self.ends), prepend=0))
         npos = d["npos"].astype(np.int64)
+        if self.counts is None or self.before is None:  # 32 bits where they fit: half the memory
+            kind = np.int32 if int(npos.sum()) < 1 << 31 else np.int64
+            self.counts = np.zeros(self.ids.size, kind)
+            columns.gather(self.raw, counts_at, n, cw, self.counts, self.ends - n, columns.ITEM_TYPES)
+            self.before = np.cumsum(self.counts, dtype=kind)  # among the deltas of the blocks read
+            self.before -= self.counts
+        block = np.repeat(np.arange(n.size), np.diff(np.searchsorted(keep, self.ends), prepend=0))
         width = d["dw"].astype(np.int64)
-        first = self.before[keep]
-        if bool((width > 1).any()):
-            first *= width[block]
+        first = self.before[keep].astype(np.int64)
+        w_post = width[block] if bool((width > 1).any()) else None
+        if w_post is not None:
+            first *= w_post
         first += (counts_at + n * cw - width * (np.cumsum(npos) - npos))[block]
-        return self.counts[keep], first, block, width
+        return self.counts[keep].astype(np.int64), first, w_post
 
     def keys(self, keep: np.ndarray) -> np.ndarray:
         """The positions of the postings at ``keep`` (indices into ``ids``, ascending) as
@@ -85,15 +88,15 @@ class Listing:
         per delta as if every width were 1, the few postings in blocks of wider deltas read
         again a byte at a time; then one cumsum of the deltas, each posting's raised by its
         key's base less the last position of the posting before."""
-        picked, first, block, width = self.firsts(keep)
+        picked, first, w_post = self.firsts(keep)
         total = int(picked.sum())
         if not total:
             return blocks_np.EMPTY_I
         out_at = np.cumsum(picked) - picked
         at = np.repeat(first - out_at, picked)
         at += np.arange(total)
-        if bool((width > 1).any()):
-            deltas = _widened(self.raw, at, width[block], first, picked, out_at)
+        if w_post is not None:
+            deltas = _widened(self.raw, at, w_post, first, picked, out_at)
         else:
             deltas = self.raw[at].astype(np.int64)
         running = np.cumsum(deltas, out=deltas)
@@ -192,20 +195,31 @@ def paired(
     Those whose two postings hold at most SMALL positions each (most papers) are grouped by
     their two counts (and 1-byte deltas or not) and read as rows of positions, every pair
     compared at once: no key per position, no repeat. The others go to ``chained``'s keys."""
-    ca, fa, ba, wa = first.firsts(at_first)
-    cb, fb, bb, wb = second.firsts(at_second)
+    ca, fa, wa = first.firsts(at_first)
+    cb, fb, wb = second.firsts(at_second)
     small = (ca <= SMALL) & (cb <= SMALL) & (ca > 0) & (cb > 0)
-    wide = (wa[ba] > 1) | (wb[bb] > 1)  # apart: a group of 1-byte deltas reads a byte a delta
+    group = (ca - 1) * SMALL + cb - 1
+    wide = [w > 1 for w in (wa, wb) if w is not None]  # apart: 1-byte deltas read a byte a delta
+    if wide:
+        group += (wide[0] | wide[-1]) * (SMALL * SMALL)
     groups = 2 * SMALL * SMALL
-    group = np.where(small, wide * (SMALL * SMALL) + (ca - 1) * SMALL + cb - 1, groups).astype(np.int16)
+    group[~small] = groups
+    group = group.astype(np.int16)
     order = np.argsort(group, kind="stable")
     bounds = np.concatenate(([0], np.cumsum(np.bincount(group, minlength=groups + 1))))
     held = []
     for g in range(groups):
         sel = order[bounds[g] : bounds[g + 1]]
         if sel.size:
-            pa = _rows(first.raw, fa[sel], wa[ba[sel]], g // SMALL % SMALL + 1)
-            pb = _rows(second.raw, fb[sel], wb[bb[sel]], g % SMALL + 1)
+            pa = _rows(
+                first.raw,
+                fa[sel],
+                None if g < SMALL * SMALL or wa is None else wa[sel],
+                g // SMALL % SMALL + 1,
+            )
+            pb = _rows(
+                second.raw, fb[sel], None if g < SMALL * SMALL or wb is None else wb[sel], g % SMALL + 1
+            )
             held.append(sel[_near(pa, pb, slop)])
             stop.check()
     rest = order[bounds[-2] :]
@@ -214,21 +228,20 @@ def paired(
     return np.sort(np.concatenate(held)) if held else blocks_np.EMPTY_I
 
 
-def _rows(raw: np.ndarray, first: np.ndarray, width: np.ndarray, n: int) -> list[np.ndarray]:
-    """The positions of postings of ``n`` deltas of ``width[i]`` bytes (1, 2 or 4) from byte
-    ``first[i]``: the j-th position of every posting as one array, for j in 0..n-1. (A delta's
-    bytes past its width are read and ignored: the list's directory follows its deltas.)"""
-    wide = bool((width > 1).any())
+def _rows(raw: np.ndarray, first: np.ndarray, width: np.ndarray | None, n: int) -> list[np.ndarray]:
+    """The positions of postings of ``n`` deltas of ``width[i]`` bytes (1, 2 or 4; None: all 1)
+    from byte ``first[i]``: the j-th position of every posting as one array, for j in 0..n-1.
+    (A delta's bytes past its width are read and ignored: the list's directory follows.)"""
     at = first.copy()
     rows: list[np.ndarray] = []
     for _ in range(n):
-        delta = raw[at].astype(np.int64 if wide else np.int32)
-        if wide:
+        delta = raw[at].astype(np.int32 if width is None else np.int64)
+        if width is not None:
             delta += (raw[at + 1].astype(np.int64) << 8) * (width > 1)
             four = width > 2
             delta += ((raw[at + 2].astype(np.int64) << 16) | (raw[at + 3].astype(np.int64) << 24)) * four
         rows.append(delta if not rows else rows[-1] + delta)
-        at += width
+        at += 1 if width is None else width
     return rows
 
 
