@@ -73,6 +73,7 @@ class _Server:
 
 
 _server: _Server | None = None
+child_cpu = 0.0  # CPU seconds of the forked runs so far (their server's children: conftest's log)
 
 
 def _get_server() -> _Server:
@@ -112,6 +113,8 @@ def run_forked(
                 "timeout": timeout,
             }
         )
+        global child_cpu
+        child_cpu += float(answer.get("cpu", 0.0))
         if answer.get("timeout"):
             raise subprocess.TimeoutExpired(list(args), timeout)
         return subprocess.CompletedProcess(
@@ -209,20 +212,22 @@ def _child(request: dict[str, Any]) -> None:
         os._exit(code & 0xFF)
 
 
-def _wait(pid: int, timeout: float) -> tuple[int | None, bool]:
-    """The child's exit code (negative: killed by that signal), or (None, True) after a kill."""
+def _wait(pid: int, timeout: float) -> tuple[int | None, bool, float]:
+    """The child's exit code (negative: killed by that signal), or None after a kill (then
+    True), and the CPU seconds it used."""
     fd = os.pidfd_open(pid)
     try:
         ready, _, _ = select.select([fd], [], [], timeout)
         timed_out = not ready
         if timed_out:
             os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
+        _, status, usage = os.wait4(pid, 0)
     finally:
         os.close(fd)
+    cpu = usage.ru_utime + usage.ru_stime
     if timed_out:
-        return None, True
-    return os.waitstatus_to_exitcode(status), False
+        return None, True, cpu
+    return os.waitstatus_to_exitcode(status), False, cpu
 
 
 # Imported by the server too (no code of theirs run): most runs search, and each paid ~0.1 s of CPU
@@ -258,8 +263,8 @@ def serve() -> None:
         pid = os.fork()
         if pid == 0:
             _child(request)
-        code, timed_out = _wait(pid, float(request["timeout"]))
-        print(json.dumps({"code": code, "timeout": timed_out}), flush=True)
+        code, timed_out, cpu = _wait(pid, float(request["timeout"]))
+        print(json.dumps({"code": code, "timeout": timed_out, "cpu": cpu}), flush=True)
 
 
 if __name__ == "__main__":

@@ -34,16 +34,18 @@ _CPU_LOG = os.environ.get("TUI_READER_TEST_CPU")  # a file: each test's CPU and 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
     """With TUI_READER_TEST_CPU set, log the CPU (this process's threads and the children it
-    waited for) and the wall time each test took, setup to teardown: wall time alone misleads
-    under a shared load. A forked CLI run's CPU is the fork server's (counted at its exit)."""
+    waited for, and the forked CLI runs: cli_fork.child_cpu) and the wall time each test took,
+    setup to teardown: wall time alone misleads under a shared load."""
     if not _CPU_LOG:
         yield
         return
     import resource
 
+    import cli_fork
+
     def cpu() -> float:
         me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-        return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+        return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime + cli_fork.child_cpu
 
     import time
 

@@ -8,7 +8,8 @@ every resize.
 
 Textual recomposes its footer each time the screen announces its bindings (every focus change,
 every reactive that refreshes bindings: about 17 times as the reader starts); this one lays out
-again only when what it would show changed.
+again only when what it would show changed, and where only keys' enabled state or tooltip did
+(about half the changes: a paper highlighted, the index ready), restyles those keys in place.
 """
 
 from __future__ import annotations
@@ -61,6 +62,14 @@ def choose(items: list[tuple[str, int]], width: int, palette: int) -> set[str]:
     return chosen
 
 
+def _layout(wanted: tuple[object, ...]) -> tuple[object, ...]:
+    """What ``ReaderFooter._wanted`` says without the keys' enabled state and tooltips: where
+    this is the same, the same keys are laid out."""
+    width, shown, palette, compact = wanted
+    keys = tuple((binding, display) for binding, _, _, display in shown)  # type: ignore[attr-defined]
+    return (width, keys, palette[0] if palette else None, compact)  # type: ignore[index]
+
+
 class ReaderFooter(Footer):
     """A Footer that never lets Help and Quit run off the edge (see the module's docstring)."""
 
@@ -105,8 +114,29 @@ class ReaderFooter(Footer):
             self.call_after_refresh(self._lay_out)
 
     async def _lay_out(self) -> None:
-        if self.is_attached and self._wanted() != self._shown:
+        if not self.is_attached:
+            return
+        wanted = self._wanted()
+        if wanted == self._shown:
+            return
+        if self._shown is not None and _layout(wanted) == _layout(self._shown):
+            self._restate(wanted)
+        else:
             await self.recompose()
+
+    def _restate(self, wanted: tuple[object, ...]) -> None:
+        """Set each shown key's enabled state and tooltip as a recompose would make them."""
+        _, shown, palette, _ = wanted
+        states = {(b.key, b.action): (enabled, tooltip) for b, enabled, tooltip, _ in shown}  # type: ignore[attr-defined]
+        for key in self.query_children(FooterKey):
+            if key.has_class("-command-palette"):
+                enabled = palette[1] if palette else True  # type: ignore[index]
+            else:
+                enabled, tooltip = states[(key.key, key.action)]
+                key.tooltip = tooltip or None
+            key._disabled = not enabled
+            key.set_class(not enabled, "-disabled")
+        self._shown = wanted
 
     def on_mount(self) -> None:
         """Mounted after the screen's bindings were announced (swapped in): lay out now."""
