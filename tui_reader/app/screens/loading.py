@@ -167,15 +167,7 @@ class Loader:
         screen = self.screen
         screen.index_state = clean_label(event.state)
         if screen.search_bar.value.strip() and screen.searcher is None:
-            result = screen.model.top.result
-            held = (
-                f"{result.total:,} titles hold these words: titles only"
-                if result and result.kind == TITLES
-                else ""
-            )
-            screen.search_bar.info(
-                f"{held or 'Search starts'} until the index is ready ({screen.index_state})."
-            )
+            screen.search_bar.info(f"{_waiting(screen.model.top.result)} ({screen.index_state}).")
 
     def ready(self, event: IndexReady) -> None:
         screen = self.screen
@@ -215,5 +207,5 @@ class Loader:
 def _waiting(result: SearchResult | None) -> str:
     """What the search bar says while the index builds: the titles' scan on show, if it is."""
     if result is not None and result.kind == TITLES:
-        return f"{result.total:,} titles hold these words: titles only"
-    return "Search starts"
+        return f"{result.total:,} titles hold these words: titles only until the index is ready"
+    return "Searching titles: the full search starts when the index is ready"
