@@ -233,35 +233,42 @@ class IdIndex(Mapping[str, int]):
         return _Keys(self)
 
     def absent(self, given: Iterable[Any]) -> set[Any]:
-        """What of ``given`` no paper has as its id, all at once: the corpus's one file's ids and
-        the given ones compared as fixed-width bytes in numpy (a store of 2.7M visited ids checked
-        at start), else one look-up each."""
+        """What of ``given`` no paper has as its id, all at once: each large file's ids that are
+        papers' and the given ones compared as fixed-width bytes in numpy (a store of 2.7M visited
+        ids checked at start, with one file or several), else one look-up each."""
         rest = set(given)
         if self._recent:
             rest -= self._recent.keys()
-        data = self._only_file()
-        width = data.ids.width() if data is not None and isinstance(data.ids, StrColumn) else None
-        if data is None or width is None or not rest:
+        columns = self._columns()
+        if columns is None or not rest:
             return {x for x in rest if not isinstance(x, str) or self.get(x) is None}
-        listed = list(rest)
-        try:
-            joined = "".join(listed).encode("ascii")
-        except (TypeError, UnicodeEncodeError):  # not all ASCII ids
-            joined = b""
-        out: set[Any] = set()
-        if len(joined) != width * len(listed):  # some of another width: those one by one
-            alike = [x for x in listed if isinstance(x, str) and len(x) == width and x.isascii()]
-            out = {x for x in rest.difference(alike) if not isinstance(x, str) or self.get(x) is None}
-            listed, joined = alike, "".join(alike).encode("ascii")
-        assert isinstance(data.ids, StrColumn)
-        found = _isin(np.frombuffer(joined, np.uint8), np.frombuffer(data.ids.blob, np.uint8), width)
-        return out | {listed[k] for k in np.flatnonzero(~found).tolist()}
+        out = set(rest)  # an id outside the dict is a fixed-width ASCII id of one of these files
+        for width, ours in columns:
+            alike = [x for x in out if isinstance(x, str) and len(x) == width and x.isascii()]
+            if alike:
+                theirs = np.frombuffer("".join(alike).encode("ascii"), np.uint8)
+                found = np.flatnonzero(_isin(theirs, ours, width)).tolist()
+                out.difference_update(alike[k] for k in found)
+        return out
 
-    def _only_file(self) -> FileData | None:
-        """The corpus's one file, when every id of its rows is a paper's (within one file a
-        record folds only into the paper of its own id; a renamed paper's new id is in the dict)."""
-        c = self._corpus
-        return c.files[0] if len(c.files) == 1 and 0 in self._files and not self._misses > MISSES else None
+    def _columns(self) -> list[tuple[int, npt.NDArray[np.uint8]]] | None:
+        """Per large file, the width and bytes of its rows' ids that are papers' (a row folded
+        into another paper, or renamed, is none), when every such file's ids are fixed-width
+        ASCII: then an id is a paper's exactly when the dict or one of these has it."""
+        if self._misses > MISSES:
+            return None
+        n = len(self._corpus._at)
+        out = []
+        for data, paper_of in self._files.values():
+            width = data.ids.width() if isinstance(data.ids, StrColumn) else None
+            if width is None:
+                return None
+            assert isinstance(data.ids, StrColumn)
+            ours = np.frombuffer(data.ids.blob, np.uint8)
+            if paper_of is not None:
+                ours = ours.reshape(-1, width)[paper_of < n].reshape(-1)
+            out.append((width, ours))
+        return out
 
     def hashes_held(self, hashes: U64) -> npt.NDArray[np.bool_]:
         """Which of these id hashes some paper's id may have (compare the strings)."""
@@ -320,13 +327,27 @@ def _isin(theirs: npt.NDArray[np.uint8], ours: npt.NDArray[np.uint8], width: int
     """Which of ``theirs`` (strings of ``width`` bytes, end to end) are among ``ours``: as exact
     64-bit integers when both are lowercase hex of at most 16 digits (the ids), else as bytes."""
     if width <= 16:
-        a, b = _NIBBLE[theirs].reshape(-1, width), _NIBBLE[ours].reshape(-1, width)
-        if not ((a == 255).any() or (b == 255).any()):
-            shifts = np.arange(width - 1, -1, -1, dtype=np.uint64) * np.uint64(4)
-            ka = (a.astype(np.uint64) << shifts).sum(axis=1, dtype=np.uint64)
-            kb = (b.astype(np.uint64) << shifts).sum(axis=1, dtype=np.uint64)
+        ka, kb = _hex_keys(theirs, width), _hex_keys(ours, width)
+        if ka is not None and kb is not None:
             return _among(ka, kb)
     return _among(theirs.view(f"S{width}"), ours.view(f"S{width}"))
+
+
+CHUNK = 1 << 16  # ids turned into integers at once (a 2.7M whole as one needs ~700 MB of temporaries)
+
+
+def _hex_keys(raw: npt.NDArray[np.uint8], width: int) -> U64 | None:
+    """Strings of ``width`` lowercase hex digits as their exact values, a chunk at a time; None
+    if one is not hex."""
+    rows = raw.reshape(-1, width)
+    shifts = np.arange(width - 1, -1, -1, dtype=np.uint64) * np.uint64(4)
+    out = np.empty(rows.shape[0], np.uint64)
+    for start in range(0, rows.shape[0], CHUNK):
+        nibbles = _NIBBLE[rows[start : start + CHUNK]]
+        if (nibbles == 255).any():
+            return None
+        out[start : start + CHUNK] = (nibbles.astype(np.uint64) << shifts).sum(axis=1, dtype=np.uint64)
+    return out
 
 
 def _among(theirs: npt.NDArray[Any], ours: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
