@@ -95,6 +95,7 @@ class Entry:
     order: str = "relevance"  # the order the list is in now ('collection' when scores tie)
     rows: Any = None  # the corpus rows shown, once worked out (None: not yet)
     retries: int = 0  # answers asked again because an older request's search cut them short
+    patient: bool = False  # asked without Enter's time limit: an answer of it once stopped there
 
     @property
     def waiting(self) -> bool:
@@ -175,6 +176,24 @@ class ReaderModel:
         if entry is None:
             return None
         entry.result, entry.rows, entry.order, entry.request = result, rows, order, 0
+        return entry
+
+    def stopped_in_time(
+        self, request: int, result: SearchResult | None, rows: Any, order: str
+    ) -> Entry | None:
+        """An Enter answer that stopped at its time limit (a busy machine, a cold disk: a launch)
+        for an entry not yet asked without it: the entry, now ``patient`` (ask it again: the
+        exact answer follows). It keeps the partial page as its rows only if that loses nothing:
+        more rows than it has, with the view's cursor paper among them if it has one (else the
+        cursor would move off it). None: apply the answer as it is."""
+        entry = self.waiting_for(request)
+        if entry is None or result is None or result.stopped != "time" or result.typing or entry.patient:
+            return None
+        entry.patient = True
+        cursor = entry.view.cursor
+        more = len(rows) > (0 if entry.rows is None else len(entry.rows))
+        if more and (not cursor or any(h.id == cursor for h in result.hits)):
+            entry.result, entry.rows, entry.order = result, rows, order
         return entry
 
     def is_current(self, request: int) -> bool:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 TITLES = "titles"  # a SearchResult's kind for a scan of the titles (the index is not ready)
 MAX_RESULTS = 20_000  # rows a paged answer grows to as the cursor nears its end
+PATIENT_LIMIT = 30.0  # seconds an Enter search asked again after its time limit may run (shown.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,7 @@ class Ask:
     order: Callable[[], Order | None]  # the view's order for the searcher, built once per sort
     limit: int = PAGE  # hits wanted: a page, or more as the cursor nears the end
     wanted: Callable[[], bool] = lambda: True  # someone still waits for this answer (the model says)
+    patient: bool = False  # the view's answer stopped at Enter's time limit once: PATIENT_LIMIT
 
 
 def answer(ask: Ask) -> ResultsReady:
@@ -81,6 +83,8 @@ def _searched(ask: Ask) -> SearchResult:
     order, only = ask.order(), restriction(ask)
     if view.kind is Kind.SIMILAR:
         return searcher.similar(ask.corpus.index_of[view.similar_to], order=order, only=only)
+    if ask.patient:  # a newer search still stops it at its next check
+        return searcher.search(view.query, SearchMode.ENTER, ask.limit, PATIENT_LIMIT, ask.sets, order, only)
     return searcher.search(view.query, SearchMode.ENTER, ask.limit, sets=ask.sets, order=order, only=only)
 
 

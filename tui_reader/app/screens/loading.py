@@ -179,7 +179,8 @@ class Loader:
         screen.facets.index_ready()
         top = screen.model.top
         scan = scanned(top.result, screen.searcher)
-        if scan:  # the titles' scan gives way to the search, from its top
+        if scan and screen.reading.landing is None:  # the user moved in the titles' scan: the
+            # search from its top (unmoved, the view kept its own paper: a restored session's)
             top.view = top.view.replace(cursor="", scroll=0)
         if (top.waiting or scan) and top.view.query:
             screen.searching.ask(top)

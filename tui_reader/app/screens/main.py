@@ -307,7 +307,8 @@ class MainScreen(Screen[None]):
     def _highlighted(self, event: PaperList.PaperHighlighted) -> None:
         self.loader.browsed(event.row)
         self.highlighted = event.row
-        self.remember_place()
+        if not self.projection.landed_on_a_stand_in(event.row):
+            self.remember_place()
         self.reading.highlighted(event.row)
         self.session.changed()
 

@@ -199,6 +199,7 @@ class SearchFlow:
             number, entry.view, corpus, screen.searcher, screen.search_sets, screen.visible_results(),
             marks, screen.read, partial(self.columns, corpus),
             partial(self.order, corpus, entry.view.sort), limit, partial(self._wanted, number),
+            entry.patient,
         )  # fmt: skip
 
     def _wanted(self, number: int) -> bool:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from tui_reader.app.messages import ResultsReady
 from tui_reader.app.model import Entry, Kind, Restriction
+from tui_reader.app.screens.answers import TITLES
 from tui_reader.app.screens.searching import result_info
 from tui_reader.app.widgets.paper_detail import ReadingState, paper_content, shown_abstract, shown_title
 from tui_reader.app.widgets.paper_list import tag_label
@@ -51,6 +52,10 @@ class Shown:
             return
         if self._asked_again(model.waiting_for(event.request), result):
             return
+        cut = model.stopped_in_time(event.request, result, event.rows, event.order)
+        if cut is not None:
+            self._still_searching(cut, event)
+            return
         entry = model.answer(event.request, result, event.rows, event.order)
         if entry is None:
             return  # nobody waits for it any more
@@ -70,6 +75,28 @@ class Shown:
         waiting.retries += 1
         self.screen.searching.ask(waiting)
         return True
+
+    def _still_searching(self, entry: Entry, event: ResultsReady) -> None:
+        """Enter's answer stopped at its time limit: the page found so far if the model kept it,
+        a line that says the search goes on, and the same view asked again without the limit."""
+        screen = self.screen
+        if entry is screen.model.top:
+            if entry.rows is event.rows:
+                self.show(entry, snippets=event.snippets)
+            screen.search_bar.info(still_searching(event.result))
+        screen.searching.ask(entry)
+
+    def landed_on_a_stand_in(self, row: int | None) -> bool:
+        """The cursor landed by itself on a list that stands in for the view's answer (the
+        titles' scan before the index is ready, a search cut at its time limit): the view keeps
+        its own paper, for the answer that follows (a restored session returns to it exactly)."""
+        screen = self.screen
+        result, corpus = screen.model.top.result, screen.corpus
+        if result is None or corpus is None:
+            return False
+        if (corpus.ids[row] if row is not None else "") != screen.reading.landing:
+            return False  # the user moved
+        return result.stopped is not None or result.kind == TITLES
 
     def show(self, entry: Entry, snippets: dict | None = None) -> None:
         """Put ``entry`` on screen: its rows, its cursor, its scroll."""
@@ -182,12 +209,22 @@ class Shown:
         return True
 
 
+def still_searching(result: SearchResult | None) -> str:
+    """The line under the bar while a search that hit its time limit runs on: a lower bound."""
+    if result is None:
+        return "Still searching: the exact answer follows…"
+    took = f"{result.took_ms / 1000:.1f} s"
+    return f"Still searching after {took}: {result.count_text} matches so far, the exact answer follows…"
+
+
 def empty_text(entry: Entry, elsewhere: int = 0) -> str:
     view = entry.view
     if view.kind is not Kind.COLLECTION:
         result = entry.result
         if result is not None and result.suggestion:
             return f"No matches. Did you mean: {clean_label(result.suggestion)} (ctrl+y)"
+        if result is not None and result.stopped == "time":
+            return "The search stopped at its time limit before it found a match: Enter tries again."
         none = {Restriction.BOOKMARKS: " (none bookmarked)", Restriction.UNREAD: " (none unread)"}
         return "No matches." + none.get(view.restriction, "")
     if view.restriction is Restriction.BOOKMARKS and elsewhere:
