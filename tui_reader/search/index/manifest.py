@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 Sigs = npt.NDArray[np.uint64]
 RUN = 1 << 16  # papers' entries encoded (or compared) at a time
+LAYOUT = 2  # "docs" written last: status() reads only what comes before
 
 
 def json_object(raw: bytes) -> dict | None:
@@ -83,3 +84,28 @@ def compare(old: dict[str, str], ids: Sequence[str], sigs: Sigs) -> tuple[list[s
             elif was != f"{sig:016x}":
                 changed.append(pid)
     return list(old), added, changed
+
+
+def load(path: Path, docs: bool) -> dict | None:
+    """The manifest at ``path``; without ``docs`` (3 MB at 87k papers) the head alone, which a
+    manifest of this layout writes before them."""
+    try:
+        head = None if docs else read_head(path)
+        if head is not None and head.get("layout") == LAYOUT:
+            return head
+        raw = path.read_bytes()
+        if not docs:
+            cut = raw.rfind(b',"docs":')
+            head = json_object(raw[:cut] + b"}") if cut > 0 else None
+            if head is not None and head.get("layout") == LAYOUT:
+                return head
+        data = json.loads(raw)
+        return data if isinstance(data, dict) else None
+    except (OSError, ValueError):
+        return None
+
+
+def encode(head: dict[str, object], ids: Sequence[str], sigs: Sigs) -> bytes:
+    """The manifest's bytes: ``head`` then every paper's signature as "docs", last."""
+    opening = json.dumps(head, separators=(",", ":"))[:-1].encode()
+    return b"".join((opening, b',"docs":', docs_json(ids, sigs), b"}"))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
 import secrets
 import shutil
@@ -32,20 +31,12 @@ from tui_reader.corpus.text import clean_label
 from tui_reader.errors import CacheUnusable, IndexBusy, IndexDamaged
 from tui_reader.search.fast import selfcheck
 from tui_reader.search.index import faults, isolated, leftovers
-from tui_reader.search.index.manifest import (
-    Sigs,
-    compare,
-    docs_json,
-    json_object,
-    read_head,
-    read_signatures,
-    signatures,
-)
+from tui_reader.search.index import manifest as manifests
+from tui_reader.search.index.manifest import Sigs, compare, read_signatures, signatures
 from tui_reader.search.index.schema import SCHEMA_VERSION, document, make_schema
 from tui_reader.search.index.storage import MappedStorage
 
 Progress = Callable[[int, int, str], None]
-MANIFEST_LAYOUT = 2  # "docs" written last
 
 
 @dataclass(slots=True)
@@ -96,22 +87,8 @@ class SearchIndex:
         return self.dir / "manifest.json"
 
     def _manifest(self, docs: bool = False) -> dict | None:
-        """The manifest; without ``docs`` (every paper's signature, 3 MB at 87k papers) unless
-        asked for: status() needs the rest, which a manifest of layout 2 writes before them."""
-        try:
-            head = None if docs else read_head(self.manifest_path)
-            if head is not None and head.get("layout") == MANIFEST_LAYOUT:
-                return head
-            raw = self.manifest_path.read_bytes()
-            if not docs:
-                cut = raw.rfind(b',"docs":')
-                head = json_object(raw[:cut] + b"}") if cut > 0 else None
-                if head is not None and head.get("layout") == MANIFEST_LAYOUT:
-                    return head
-            data = json.loads(raw)
-            return data if isinstance(data, dict) else None
-        except (OSError, ValueError):
-            return None
+        """The manifest; without ``docs`` (every paper's signature) unless asked for."""
+        return manifests.load(self.manifest_path, docs)
 
     def _write_manifest(self, sigs: Sigs, target: Path | None = None) -> None:
         """Every paper's signature (``sigs``, in corpus order) as "docs", written last."""
@@ -121,11 +98,9 @@ class SearchIndex:
             "files": read_signatures(self.corpus),
             "roots": [str(r) for r in self.corpus.roots],
             "index_files": faults.index_files(folder),
-            "layout": MANIFEST_LAYOUT,
+            "layout": manifests.LAYOUT,
         }
-        opening = json.dumps(head, separators=(",", ":"))[:-1].encode()
-        docs = docs_json(self.corpus.ids, sigs)  # last: status() reads what comes before
-        atomic_write_bytes(folder / "manifest.json", b"".join((opening, b',"docs":', docs, b"}")))
+        atomic_write_bytes(folder / "manifest.json", manifests.encode(head, self.corpus.ids, sigs))
 
     def status(self) -> str:
         """'fresh', 'stale' (files changed: incremental update), 'missing', 'damaged' or
