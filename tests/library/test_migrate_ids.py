@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support import run_cli
 
 from tui_reader import paths
 from tui_reader.corpus.corpus import load_corpus
 from tui_reader.corpus.paper import paper_id
-from tui_reader.library.arrivals import ArrivalStore, collection_file
+from tui_reader.library.arrivals import ArrivalStore, collection_file, only_listed
 from tui_reader.library.bookmarks import BookmarkStore
 from tui_reader.library.migrate_ids import BACKUP, migrate
 from tui_reader.library.reading import ReadStore
@@ -134,3 +136,57 @@ def test_the_command_line_takes_an_old_id(tmp_path: Path) -> None:
     corpus = load_corpus([folder])
     new = corpus.ids[corpus.resolve(OLD_ABSTRACT)]  # type: ignore[index]
     assert new != OLD_ABSTRACT and BookmarkStore(paths.bookmarks_file()).ids() == {new}
+
+
+def test_a_relaunch_compares_its_visits_without_a_set_of_their_ids(tmp_path: Path) -> None:
+    """Visits that recorded exactly the collection's ids hold no old id: the bookmarks' old ids
+    are still renamed, the visits file is left as it is, and the collection is marked done."""
+    data_dir, marks_path = paths.data_dir(), paths.bookmarks_file()
+    corpus = load_corpus([_collection(tmp_path)])
+    visits = collection_file(data_dir, corpus)
+    ArrivalStore(visits).record(list(corpus.ids))
+    assert only_listed([json.loads(visits.read_text())["visits"][0]["ids"]], corpus.ids)
+    before = visits.read_bytes()
+    bookmarks = BookmarkStore(marks_path)
+    bookmarks.add(OLD_TITLE, "Sparse matchings")
+    result = migrate(corpus, data_dir, bookmarks, None, None, ArrivalStore(visits))
+    sparse = corpus.ids[corpus.resolve(OLD_TITLE)]  # type: ignore[index]
+    assert result.renamed == {OLD_TITLE: sparse} and sparse in BookmarkStore(marks_path)
+    assert visits.read_bytes() == before
+    BookmarkStore(marks_path).add(OLD_TITLE, "Sparse matchings")  # marked done: not compared again
+    assert (
+        migrate(corpus, data_dir, BookmarkStore(marks_path), None, None, ArrivalStore(visits)).renamed == {}
+    )
+
+
+IDS = st.lists(st.sampled_from(["a1", "b2", "c3", "d4", "e5", "zz"]), max_size=6)
+SEPS = st.sampled_from([" ", "  ", "\t", "\n", " \u2028"])
+
+
+@settings(max_examples=150)
+@given(IDS, st.lists(st.tuples(IDS, SEPS), max_size=4))
+def test_only_listed_means_every_visit_id_is_the_collections(
+    collection: list[str], visits: list[tuple[list[str], str]]
+) -> None:
+    ids = list(dict.fromkeys(collection))  # a collection's ids are unique
+    texts = [sep.join(part) for part, sep in visits]
+    held = {pid for joined in texts for pid in joined.split()}
+    if only_listed(texts, ids):
+        assert held <= set(ids) and held  # the general rule finds no old id among them
+    if (
+        texts
+        and all(sep == " " for _, sep in visits)
+        and " ".join(t for t in texts if t) == " ".join(ids[: len(held)])
+        and held
+    ):
+        assert only_listed(texts, ids)  # the collection's first ids, as recorded: the shortcut
+
+
+@settings(max_examples=100)
+@given(st.lists(st.text("abc12", min_size=1, max_size=3), min_size=1, max_size=8, unique=True), st.data())
+def test_visits_of_the_collections_first_ids_take_the_shortcut(ids: list[str], data: st.DataObject) -> None:
+    k = data.draw(st.integers(1, len(ids)))
+    cuts = sorted(data.draw(st.sets(st.integers(1, k - 1), max_size=3))) if k > 1 else []
+    texts = [" ".join(ids[a:b]) for a, b in zip([0, *cuts], [*cuts, k], strict=True)]
+    assert only_listed(texts, ids)
+    assert not only_listed(texts, ids[1:] + ids[:1]) or len(ids) == 1  # another order: the general rule

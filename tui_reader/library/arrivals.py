@@ -110,6 +110,13 @@ NOT_CANONICAL = re.compile(r"[^\S ]|  |\A | \Z")  # \s is str.split()'s whitespa
 RUN = 1 << 14  # ids joined and compared at a time
 
 
+def only_listed(texts: Sequence[str], ids: Sequence[str]) -> bool:
+    """Whether the visits' ``texts``, joined, are exactly the collection's first ids (a relaunch):
+    then every id they hold is one of its papers', known without splitting them into a set."""
+    parts = [joined for joined in texts if joined.strip()]
+    return bool(parts) and all(map(_canonical, parts)) and _prefix(" ".join(parts), ids) is not None
+
+
 def _canonical(joined: str) -> bool:
     """``joined == " ".join(joined.split())`` without the split: single spaces between words."""
     return NOT_CANONICAL.search(joined) is None

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tui_reader.atomic import atomic_write_bytes
 from tui_reader.corpus.corpus import Corpus
-from tui_reader.library.arrivals import ArrivalStore, collection_file
+from tui_reader.library.arrivals import ArrivalStore, collection_file, only_listed
 from tui_reader.library.bookmarks import Bookmark, BookmarkStore, ReadOnlyStore
 from tui_reader.library.jsonstore import Doc, JsonStore, dict_of, expect, list_of
 from tui_reader.library.reading import ReadStore
@@ -63,8 +63,10 @@ def migrate(
     held = set(bookmarks.ids()) | (set(read.ids()) if read is not None else set())
     saved = session.get(corpus.key).paper if session is not None else ""
     held |= {saved} if saved else set()
-    visits = _visit_ids(arrivals) if arrivals is not None else set()
-    if not held and not visits:
+    texts = _visit_texts(arrivals) if arrivals is not None else []
+    listed = only_listed(texts, corpus.ids)  # a relaunch: no set of every id (~0.7 GB at 2.7M)
+    visits = set() if listed else {pid for joined in texts for pid in joined.split()}
+    if not held and not visits and not listed:
         return Migrated()
     unknown = (held | visits) - corpus.index_of.keys()  # all at once (IdIndex.absent)
     mapping = _mapping(corpus, unknown) if unknown else {}
@@ -74,14 +76,14 @@ def migrate(
         steps.append(("read state", lambda: _read(read, mapping)))
     if session is not None:
         steps.append(("session", lambda: _session(session, corpus.key, mapping)))
-    if arrivals is not None:
+    if arrivals is not None and not listed:  # only the collection's ids: none is an old one
         steps.append(("collection's history", lambda: _arrivals(arrivals, mapping)))
     for what, step in steps if mapping else ():
         try:
             step()
         except (ReadOnlyStore, OSError) as exc:
             result.warnings.append(f"could not carry the {what} over to the new paper ids: {exc}")
-    if not result.warnings and (unknown or visits):
+    if not result.warnings and (unknown or visits or listed):
         try:
             done.update(lambda doc: dict_of(doc, KEY).__setitem__(corpus.key, IDS_VERSION))
         except ReadOnlyStore as exc:
@@ -166,13 +168,18 @@ def _session(store: SessionStore, key: str, mapping: Mapping[str, str]) -> None:
     store._store.update(change)
 
 
-def _visit_ids(store: ArrivalStore) -> set[str]:
+def _visit_texts(store: ArrivalStore) -> list[str]:
+    """Each visit's ids as recorded: one space-separated text a visit."""
     entries = store._store.load().get("visits")
-    ids: set[str] = set()
-    for entry in entries if isinstance(entries, list) else []:
-        if isinstance(entry, dict) and isinstance(entry.get("ids"), str):
-            ids.update(entry["ids"].split())
-    return ids
+    return [
+        entry["ids"]
+        for entry in (entries if isinstance(entries, list) else [])
+        if isinstance(entry, dict) and isinstance(entry.get("ids"), str)
+    ]
+
+
+def _visit_ids(store: ArrivalStore) -> set[str]:
+    return {pid for joined in _visit_texts(store) for pid in joined.split()}
 
 
 def _arrivals(store: ArrivalStore, mapping: Mapping[str, str]) -> None:
