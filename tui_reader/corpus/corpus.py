@@ -22,6 +22,7 @@ from tui_reader.corpus import parse_cache
 from tui_reader.corpus.folding import build_aliases, repeated_ids, repeated_rows
 from tui_reader.corpus.folding import identity_of as _identity
 from tui_reader.corpus.folding import other_id as _other_id
+from tui_reader.corpus.foldkeys import FoldKeys, fold_keys
 from tui_reader.corpus.formats import discover, shown
 from tui_reader.corpus.identity import Identity, conflict, merge, same_work
 from tui_reader.corpus.paper import Paper
@@ -44,7 +45,7 @@ class Corpus:
         self._extra_sources: dict[int, list[str]] = {}
         self._more: dict[int, list[int]] = {}  # paper i's other records (same encoding as _at)
         self._dups: dict[str, list[int]] = {}  # papers given a new id: their records' id was taken
-        self._keys: dict[str, int] | None = None  # fold keys -> paper, once a second file comes
+        self._keys: FoldKeys | dict[str, int] | None = None  # fold keys -> paper, once a second file comes
         self._aliases: dict[str, int] | None = None  # old ids -> paper, built when first asked
         self.ids: PaperIds = PaperIds(self)
         self.titles: PaperTitles = PaperTitles(self)
@@ -76,7 +77,7 @@ class Corpus:
             return len(self._at)
         self._aliases = None
         if f > 0 and self._keys is None:
-            self._start_keys()
+            self._start_keys(f)
         idents = [_identity(data, r) for r in range(start, stop)] if self._keys is not None else None
         done, count = 0, stop - start
         for p in [*sorted(self._slow_rows(f, data, start, stop, idents)), count]:
@@ -102,14 +103,9 @@ class Corpus:
                     slow.add(p)
         return slow
 
-    def _start_keys(self) -> None:
-        """A second file comes: the fold keys of every paper so far (their rows read once)."""
-        keys: dict[str, int] = {}
-        for i in range(len(self._at)):
-            for loc in self._locs(i):
-                for k in _identity(self.files[loc >> 32], loc & ROW).fold_keys():
-                    keys.setdefault(k, i)
-        self._keys = keys
+    def _start_keys(self, f: int) -> None:
+        """File f, a second one, comes: the fold keys of every paper so far (foldkeys.py)."""
+        self._keys = fold_keys(self, f)
 
     def _append(self, f: int, start: int, stop: int, data: FileData, idents: list[Identity] | None) -> None:
         """Rows start..stop of file f, all papers not listed yet."""

@@ -9,6 +9,7 @@ parse cache, when the corpus is one file) and a dict of the papers added since i
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, KeysView, Mapping, Sequence
+from itertools import compress
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import numpy as np
@@ -235,21 +236,23 @@ class IdIndex(Mapping[str, int]):
     def absent(self, given: Iterable[Any]) -> set[Any]:
         """What of ``given`` no paper has as its id, all at once: each large file's ids that are
         papers' and the given ones compared as fixed-width bytes in numpy (a store of 2.7M visited
-        ids checked at start, with one file or several), else one look-up each."""
-        rest = set(given)
-        if self._recent:
-            rest -= self._recent.keys()
+        ids checked at start, with one file or several; no copy of it as a set), else one look-up
+        each."""
         columns = self._columns()
-        if columns is None or not rest:
+        if columns is None:
+            rest = set(given) - self._recent.keys()
             return {x for x in rest if not isinstance(x, str) or self.get(x) is None}
-        out = set(rest)  # an id outside the dict is a fixed-width ASCII id of one of these files
+        recent = self._recent
+        pending = [x for x in given if x not in recent]
+        lengths = np.fromiter(map(_ascii_len, pending), np.int64, len(pending))
+        left = np.ones(len(pending), np.bool_)  # an id outside the dict is one of these files' ids
         for width, ours in columns:
-            alike = [x for x in out if isinstance(x, str) and len(x) == width and x.isascii()]
-            if alike:
-                theirs = np.frombuffer("".join(alike).encode("ascii"), np.uint8)
-                found = np.flatnonzero(_isin(theirs, ours, width)).tolist()
-                out.difference_update(alike[k] for k in found)
-        return out
+            alike = left & (lengths == width)
+            if alike.any():
+                joined = "".join(compress(pending, alike.tolist())).encode("ascii")
+                found = _isin(np.frombuffer(joined, np.uint8), ours, width)
+                left[np.flatnonzero(alike)[found]] = False
+        return set(compress(pending, left.tolist()))
 
     def _columns(self) -> list[tuple[int, npt.NDArray[np.uint8]]] | None:
         """Per large file, the width and bytes of its rows' ids that are papers' (a row folded
@@ -317,6 +320,10 @@ class IdIndex(Mapping[str, int]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._corpus.ids)
+
+
+def _ascii_len(x: object) -> int:
+    return len(x) if isinstance(x, str) and x.isascii() else -1  # -1: no fixed-width id
 
 
 _NIBBLE = np.full(256, 255, np.uint8)

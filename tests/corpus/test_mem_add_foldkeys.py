@@ -1,0 +1,115 @@
+"""A file added to a large collection (issue 21): the earlier papers' fold keys as sorted hashes
+(foldkeys.py), the strings compared on a hash hit, fold exactly as the dict of every key did, on
+both sides of ARRAY_FROM, with every hash colliding, on any shape of files hypothesis finds."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tui_reader.corpus import foldkeys, outcomes
+from tui_reader.corpus.corpus import Corpus, load_corpus
+
+
+def _record(i: int, doi: str = "", text: int | None = None) -> dict[str, object]:
+    """Paper i; ``text`` another abstract under the same title, author and year."""
+    out: dict[str, object] = {
+        "title": f"Paper {i} on graphs",
+        "abstract": f"Abstract {i if text is None else text} about graphs.",
+        "authors": [f"Author {i % 7}"],
+        "year": 2000 + i % 5,
+    }
+    if doi:
+        out["doi"] = doi
+    return out
+
+
+def _shape(kind: int, i: int) -> dict[str, object]:
+    """One record of a later file: the same work as paper i in one of the ways identity knows,
+    another work sharing something with it, or a new one."""
+    return [
+        _record(i, doi=f"10.1234/a{i}"),  # a copy
+        _record(i, doi=f"10.5678/b{i}"),  # the same text under another DOI: another work
+        _record(i),  # the same text without a DOI
+        _record(i + 3000),  # new
+        _record(i + 1000, doi=f"10.1234/a{i}"),  # the same DOI, other text
+        _record(i, text=i + 2000),  # the same title, author and year, another abstract
+    ][kind]
+
+
+def _write(path: Path, records: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    return path
+
+
+FIRST = [_record(i, doi=f"10.1234/a{i}") for i in range(30)] + [_record(3, doi="10.1234/a3"), _record(40)]
+
+
+def _facts(corpus: Corpus) -> list[object]:
+    return [
+        list(corpus.ids),
+        list(corpus.titles),
+        [p.to_dict() for p in corpus],
+        [corpus.files_of(i) for i in range(len(corpus))],
+        [corpus.records(i) and [r for _, r in corpus.records(i)] for i in range(len(corpus))],
+    ]
+
+
+def _both(paths: list[Path], collide: bool = False) -> tuple[list[object], list[object]]:
+    """The corpus with the fold keys as a dict, and as hashes (all one hash if ``collide``)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(foldkeys, "ARRAY_FROM", 10**9)
+        as_dict = load_corpus(paths)
+        assert not isinstance(as_dict._keys, foldkeys.FoldKeys)
+        mp.setattr(foldkeys, "ARRAY_FROM", 0)
+        if collide:
+            mp.setattr(foldkeys, "hash", lambda k: 7, raising=False)
+        as_hashes = load_corpus(paths)
+        assert len(paths) < 2 or isinstance(as_hashes._keys, foldkeys.FoldKeys)
+        return _facts(as_dict), _facts(as_hashes)
+
+
+@pytest.fixture(autouse=True)
+def _one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(outcomes.WORKERS_ENV, "1")
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_every_way_of_being_one_work_folds_as_the_dict(tmp_path: Path, collide: bool) -> None:
+    one = _write(tmp_path / "one.jsonl", FIRST)
+    two = _write(tmp_path / "two.jsonl", [_shape(k % 6, k) for k in range(24)])
+    three = _write(tmp_path / "three.jsonl", [_shape((k + 1) % 6, k) for k in range(0, 40, 3)])
+    as_dict, as_hashes = _both([one, two, three], collide)
+    assert as_hashes == as_dict
+    assert len(as_dict[0]) < len(FIRST) + 24 + 14  # some folded
+
+
+def test_below_array_from_the_dict_is_kept(tmp_path: Path) -> None:
+    one = _write(tmp_path / "one.jsonl", FIRST)
+    two = _write(tmp_path / "two.jsonl", [_shape(0, 1)])
+    assert isinstance(load_corpus([one, two])._keys, dict)  # 31 papers, ARRAY_FROM 200,000
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 45)), min_size=1, max_size=20),
+    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 45)), max_size=10),
+    st.booleans(),
+)
+def test_any_added_files_fold_as_the_dict(
+    second: list[tuple[int, int]], third: list[tuple[int, int]], collide: bool
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = [
+            _write(Path(tmp) / "one.jsonl", FIRST),
+            _write(Path(tmp) / "two.jsonl", [_shape(*s) for s in second]),
+        ]
+        if third:
+            paths.append(_write(Path(tmp) / "three.jsonl", [_shape(*s) for s in third]))
+        as_dict, as_hashes = _both(paths, collide)
+        assert as_hashes == as_dict
