@@ -14,7 +14,7 @@ import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -22,15 +22,15 @@ from tui_reader.atomic import atomic_write_bytes, open_regular
 from tui_reader.corpus.formats import LOADER_VERSION, source_name
 from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.rows import Rows
-from tui_reader.corpus.strcol import Buffer, IdLookup, StrColumn, section
+from tui_reader.corpus.strcol import Buffer, IdLookup, StrBuilder, StrColumn, section
 
 Meta = dict[str, Any]
 
 
 @dataclass(slots=True)
 class FileData:
-    """One file's papers: ids and titles are lists while it is parsed, StrColumns once it is
-    (``compact``), with ``lookup`` (its rows by id) beside them."""
+    """One file's papers: ids and titles are StrBuilders while it is parsed (empty lists for a
+    file that cannot be read), StrColumns once it is (``compact``), with ``lookup`` (rows by id)."""
 
     path: Path
     ids: Sequence[str]
@@ -53,13 +53,12 @@ class FileData:
         return bool(len(self.generated)) and bool(np.frombuffer(self.generated, np.uint8).any())
 
     def compact(self) -> None:
-        """The lists of a parsed file as columns (a reader may hold either: the same strings)."""
+        """A parsed file's strings as columns (a reader may hold either: the same strings); a
+        builder's are handed over as they are, no second copy of them."""
+        self.ids = _column(self.ids)
+        self.titles = _column(self.titles)
         if self.lookup is None:
             self.lookup = IdLookup.of(self.ids)
-        if not isinstance(self.ids, StrColumn):
-            self.ids = StrColumn.of(self.ids)
-        if not isinstance(self.titles, StrColumn):
-            self.titles = StrColumn.of(self.titles)
 
     @property
     def source(self) -> str:
@@ -73,6 +72,12 @@ class FileData:
         if len(row) > 8:
             paper.set_extra(row[8])
         return paper
+
+
+def _column(strings: Sequence[str]) -> StrColumn:
+    if isinstance(strings, StrColumn):
+        return strings
+    return strings.column() if isinstance(strings, StrBuilder) else StrColumn.of(strings)
 
 
 MAGIC = b"tui-reader parse meta 2\n"
@@ -181,10 +186,13 @@ def write_meta(data: FileData, meta_path: Path, signature: tuple[int, int], rows
         "keys": data.keys,
         "offsets": np.asarray(data.rows.offsets, np.uint64),
     }
+    # views, not copies: the meta is written from one buffer, ``out`` (~140 bytes a paper)
     blobs = [
-        np.ascontiguousarray(
-            np.frombuffer(arrays[n], np.uint8) if SECTIONS[n] == "u1" else arrays[n], SECTIONS[n]
-        ).tobytes()
+        memoryview(
+            np.ascontiguousarray(
+                np.frombuffer(arrays[n], np.uint8) if SECTIONS[n] == "u1" else arrays[n], SECTIONS[n]
+            ).data
+        ).cast("B")
         for n in SECTIONS
     ]
     header = {
@@ -206,5 +214,7 @@ def write_meta(data: FileData, meta_path: Path, signature: tuple[int, int], rows
     head = pickle.dumps({**header, "sections": sections}, protocol=pickle.HIGHEST_PROTOCOL)
     out = bytearray(MAGIC + len(head).to_bytes(8, "little") + head)
     for blob, (offset, _) in zip(blobs, sections.values(), strict=True):
-        out += bytes(offset - len(out)) + blob
-    atomic_write_bytes(meta_path, bytes(out))
+        out += bytes(offset - len(out))
+        out += blob
+    del blobs
+    atomic_write_bytes(meta_path, cast(bytes, out))  # written as it is: bytes(out) is a copy

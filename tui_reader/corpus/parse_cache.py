@@ -25,6 +25,7 @@ from tui_reader.corpus.formats import Record, file_signature, read_text, records
 from tui_reader.corpus.formats.common import counted
 from tui_reader.corpus.meta import FileData, Meta, from_meta, read_meta, write_meta
 from tui_reader.corpus.rows import CacheWriteError, Row, Rows, RowSink, reason
+from tui_reader.corpus.strcol import StrBuilder
 
 __all__ = ["FileData", "Row", "Rows", "load_file", "sweep"]
 
@@ -174,8 +175,7 @@ def _parse(path: Path, previous: FileData | None, sink: RowSink, on_rows: OnRows
     from tui_reader.corpus.outcomes import outcomes, workers
 
     warnings: list[str] = []
-    ids: list[str] = []
-    titles: list[str] = []
+    ids, titles = StrBuilder(), StrBuilder()  # no str per paper kept: 2.7M of them cost GBs
     generated = bytearray()
     data = FileData(path, ids, titles, generated, sink.rows, warnings)
     if is_jsonl(path):
@@ -192,7 +192,7 @@ def _parse(path: Path, previous: FileData | None, sink: RowSink, on_rows: OnRows
     if previous and len(previous.keys):
         k = bytes(previous.keys)
         reuse = {k[i * 12 : (i + 1) * 12]: i for i in range(len(k) // 12)}
-    keys: list[bytes] = []
+    keys = bytearray()  # 12 bytes a row
     skipped = 0
     failed: list[str] = []
     malformed: list[str] = []  # JSON lines that are not JSON objects, by line
@@ -216,9 +216,9 @@ def _parse(path: Path, previous: FileData | None, sink: RowSink, on_rows: OnRows
             skipped += kind == "skipped"
             (malformed if kind == "malformed" else failed).extend(str(w) for w in what)
             continue
-        keys.append(key)
-        if on_rows is not None and len(keys) >= look_at:
-            look_at = len(keys) + STREAM_ROWS
+        keys += key
+        if on_rows is not None and len(ids) >= look_at:
+            look_at = len(ids) + STREAM_ROWS
             now = time.monotonic()
             if now - told >= STREAM_SECONDS:
                 told = now
@@ -237,7 +237,8 @@ def _parse(path: Path, previous: FileData | None, sink: RowSink, on_rows: OnRows
         empty = is_jsonl(path) and not any(ids) and not keys and skipped == 0
         warnings.append(f"{shown(path)}: file is empty" if empty else f"{shown(path)}: no papers found")
     data.rows = sink.finish()  # the same Rows as all along, every row written
-    data.keys = b"".join(keys)
+    data.keys = bytes(keys)
+    del keys
     data.compact()
     return data
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, overload
 
@@ -36,40 +37,12 @@ def hashes_of(strings: Iterable[str]) -> U64:
     return np.fromiter((id_hash(s) for s in strings), np.uint64)
 
 
-class StrColumn(Sequence[str]):
-    """Strings as one UTF-8 blob and n+1 offsets: ``column[i]`` decodes one, a slice or an
-    iteration decodes a run at once; compares equal to a list of the same strings."""
+class _Strings(Sequence[str]):
+    """Reads of strings kept as one UTF-8 blob and n+1 offsets (``_blob``, ``_ends``)."""
 
     __slots__ = ("_blob", "_ends")
-
-    def __init__(self, blob: Buffer, ends: Sequence[int]) -> None:
-        self._blob = memoryview(blob)
-        self._ends = ends  # n+1 byte offsets into blob
-
-    @classmethod
-    def of(cls, strings: Iterable[str]) -> StrColumn:
-        encoded = [s.encode("utf-8", "surrogatepass") for s in strings]
-        ends = np.zeros(len(encoded) + 1, np.uint64)
-        np.cumsum(np.fromiter(map(len, encoded), np.uint64, len(encoded)), out=ends[1:])
-        return cls(b"".join(encoded), ends.data.cast("B").cast("Q"))
-
-    @property
-    def blob(self) -> memoryview:
-        return self._blob
-
-    def width(self) -> int | None:
-        """The byte length every string has, when they all have one and are ASCII (ids)."""
-        ends = self.offsets()
-        if not len(self):
-            return None
-        lengths = np.diff(ends)
-        first = int(lengths[0])
-        if first == 0 or not bool((lengths == first).all()):
-            return None
-        return first if bool((np.frombuffer(self._blob, np.uint8) < 128).all()) else None
-
-    def offsets(self) -> U64:
-        return np.frombuffer(self._ends, np.uint64)  # type: ignore[call-overload, no-any-return]
+    _blob: Buffer
+    _ends: Sequence[int]
 
     def __len__(self) -> int:
         return len(self._ends) - 1
@@ -114,7 +87,66 @@ class StrColumn(Sequence[str]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"StrColumn({len(self)} strings)"
+        return f"{type(self).__name__}({len(self)} strings)"
+
+
+class StrColumn(_Strings):
+    """Strings as one UTF-8 blob and n+1 offsets: ``column[i]`` decodes one, a slice or an
+    iteration decodes a run at once; compares equal to a list of the same strings."""
+
+    __slots__ = ()
+    _blob: memoryview
+
+    def __init__(self, blob: Buffer, ends: Sequence[int]) -> None:
+        self._blob = memoryview(blob)
+        self._ends = ends  # n+1 byte offsets into blob
+
+    @classmethod
+    def of(cls, strings: Iterable[str]) -> StrColumn:
+        encoded = [s.encode("utf-8", "surrogatepass") for s in strings]
+        ends = np.zeros(len(encoded) + 1, np.uint64)
+        np.cumsum(np.fromiter(map(len, encoded), np.uint64, len(encoded)), out=ends[1:])
+        return cls(b"".join(encoded), ends.data.cast("B").cast("Q"))
+
+    @property
+    def blob(self) -> memoryview:
+        return self._blob
+
+    def width(self) -> int | None:
+        """The byte length every string has, when they all have one and are ASCII (ids)."""
+        ends = self.offsets()
+        if not len(self):
+            return None
+        lengths = np.diff(ends)
+        first = int(lengths[0])
+        if first == 0 or not bool((lengths == first).all()):
+            return None
+        return first if bool((np.frombuffer(self._blob, np.uint8) < 128).all()) else None
+
+    def offsets(self) -> U64:
+        return np.frombuffer(self._ends, np.uint64)  # type: ignore[call-overload, no-any-return]
+
+
+class StrBuilder(_Strings):
+    """A StrColumn being filled (a file's ids or titles while it is parsed): no str object per
+    string kept, readable while it grows. Reads copy their bytes out of the bytearray (a
+    memoryview of it would forbid it to grow); ``column()`` hands the blob over, no copy."""
+
+    __slots__ = ()
+    _blob: bytearray
+    _ends: array[int]
+
+    def __init__(self) -> None:
+        self._blob = bytearray()
+        self._ends = array("Q", [0])
+
+    def append(self, s: str) -> None:
+        self._blob += s.encode("utf-8", "surrogatepass")
+        self._ends.append(len(self._blob))  # after the bytes: a reader never sees a short string
+
+    def column(self) -> StrColumn:
+        """The strings so far as a StrColumn over the same buffers (no more appends then)."""
+        return StrColumn(self._blob, memoryview(self._ends))
 
 
 def same_strings(column: Sequence[str], other: object) -> bool:
