@@ -78,6 +78,16 @@ def new_file_mode(path: Path, mode: int | None = None) -> int:
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
     """Write via a temp file in the same folder, fsync, then os.replace: readers see old or new.
+    See ``atomic_write_parts``."""
+    atomic_write_parts(path, (data,), mode)
+
+
+Part = bytes | bytearray | memoryview
+
+
+def atomic_write_parts(path: Path, parts: Iterable[Part], mode: int | None = None) -> None:
+    """``atomic_write_bytes`` of the parts one after another: a big file (a parse cache's meta,
+    ~0.45 GB at 2.7M papers) is written from its sections' own buffers, not joined into one.
 
     A symlink is written through (its target is replaced, the link stays). The file keeps its
     mode (a new one: ``mode``, else the umask's). The temp file is flock-ed while it is written,
@@ -91,7 +101,8 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
         with os.fdopen(fd, "wb") as fh:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             os.fchmod(fh.fileno(), keep)
-            fh.write(data)
+            for part in parts:
+                fh.write(part)
             fh.flush()
             os.fsync(fh.fileno())
             os.replace(tmp, path)

@@ -14,11 +14,11 @@ import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
-from tui_reader.atomic import atomic_write_bytes, open_regular
+from tui_reader.atomic import atomic_write_parts, open_regular
 from tui_reader.corpus.formats import LOADER_VERSION, source_name
 from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.rows import Rows
@@ -212,9 +212,9 @@ def write_meta(data: FileData, meta_path: Path, signature: tuple[int, int], rows
         sections[name] = (at, len(blob) // np.dtype(SECTIONS[name]).itemsize)
         at = -(-(at + len(blob)) // 8) * 8
     head = pickle.dumps({**header, "sections": sections}, protocol=pickle.HIGHEST_PROTOCOL)
-    out = bytearray(MAGIC + len(head).to_bytes(8, "little") + head)
+    parts: list[bytes | memoryview] = [MAGIC + len(head).to_bytes(8, "little") + head]
+    at = len(parts[0])
     for blob, (offset, _) in zip(blobs, sections.values(), strict=True):
-        out += bytes(offset - len(out))
-        out += blob
-    del blobs
-    atomic_write_bytes(meta_path, cast(bytes, out))  # written as it is: bytes(out) is a copy
+        parts += [bytes(offset - at), blob]  # padding to the section's 8-byte boundary, then it
+        at = offset + len(blob)
+    atomic_write_parts(meta_path, parts)  # the sections' own buffers: no copy of the whole meta
