@@ -23,6 +23,7 @@ from tui_reader.search import stop
 from tui_reader.search.fast import blocks_np, columns
 from tui_reader.search.fast.codec import HAS_LENGTHS, POSHEAD, V_POSITIONS, W_F32, W_U16, NpLeafMatcher
 from tui_reader.search.fast.docsets import members
+from tui_reader.search.fast.rowgather import wide_deltas
 
 # npleaf uses this module for phrases whose rarest word is in this many papers of the segment or
 # more: below, its first path (npphrase.holding) is as fast or faster (at 87k papers within
@@ -158,12 +159,7 @@ def _widened(raw: np.ndarray, at: np.ndarray, w_post: np.ndarray, first: np.ndar
     rows = np.repeat(out_at[wide] - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
     w = np.repeat(w_post[wide], sizes)
     at[rows] = np.repeat(first[wide], sizes) + (rows - np.repeat(out_at[wide], sizes)) * w
-    deltas = raw[at].astype(np.int64)
-    for k in (1, 2, 3):  # little-endian bytes past the first, where the width has them
-        more = rows[w > k]
-        if more.size:
-            deltas[more] |= raw[at[more] + k].astype(np.int64) << (8 * k)
-    return deltas
+    return wide_deltas(raw, at, rows, w)
 
 
 def chained(keys: list[np.ndarray], slop: int) -> np.ndarray:

@@ -66,12 +66,18 @@ def picked_deltas(raw: np.ndarray, counts: np.ndarray, keep: np.ndarray,
     rows = _spans(out_at[wide], sizes)  # where the wide postings' deltas go
     w = np.repeat(width[wide], sizes)
     at[rows] = np.repeat(start[wide], sizes) + (rows - np.repeat(out_at[wide], sizes)) * w
+    return picked, wide_deltas(raw, at, rows, w)
+
+
+def wide_deltas(raw: np.ndarray, at: np.ndarray, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Each delta from its bytes at ``at``: the first, then for the ``rows`` of width ``w`` the
+    little-endian bytes past it, where the width has them."""
     deltas = raw[at].astype(np.int64)
-    for k in (1, 2, 3):  # little-endian bytes past the first, where the width has them
+    for k in (1, 2, 3):
         more = rows[w > k]
         if more.size:
             deltas[more] |= raw[at[more] + k].astype(np.int64) << (8 * k)
-    return picked, deltas
+    return deltas
 
 
 def _spans(starts: np.ndarray, sizes: np.ndarray, before: np.ndarray | None = None) -> np.ndarray:
