@@ -16,10 +16,8 @@ import hashlib
 import os
 import secrets
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
-
-import numpy as np
 
 from tui_reader import paths
 from tui_reader.atomic import remove_leftovers
@@ -27,7 +25,7 @@ from tui_reader.corpus.formats import Record, file_signature, read_text, records
 from tui_reader.corpus.formats.common import counted
 from tui_reader.corpus.meta import FileData, Meta, from_meta, read_meta, write_meta
 from tui_reader.corpus.rows import CacheWriteError, Row, Rows, RowSink, reason
-from tui_reader.corpus.strcol import StrBuilder, StrColumn
+from tui_reader.corpus.strcol import StrBuilder
 
 __all__ = ["FileData", "Row", "Rows", "load_file", "sweep"]
 
@@ -120,22 +118,16 @@ def load_file(
 def _mapped(data: FileData, meta_path: Path) -> None:
     """The columns just stored, read back from the meta's memory map: a first parse then holds
     what a relaunch holds, not a heap copy of every id, title and key (~0.5 GB at 2.7M papers).
-    The same strings; kept as they are if the meta does not read back whole."""
+    Not compared string by string (that would read every page in): the meta was written from
+    these bytes a moment ago and reads back as a relaunch reads it, its counts checked."""
     meta = read_meta(meta_path)
     back = from_meta(data.path, meta_path, meta) if meta else None
     if back is None:
         return
     back.rows.close()  # data.rows stays the reader of the rows file
-    if _same(back.ids, data.ids) and _same(back.titles, data.titles) and back.lookup is not None:
+    if len(back) == len(data) and len(back.keys) == len(data.keys) and back.lookup is not None:
         data.ids, data.titles, data.lookup = back.ids, back.titles, back.lookup
         data.generated, data.keys = back.generated, back.keys
-
-
-def _same(a: Sequence[str], b: Sequence[str]) -> bool:
-    """Two columns' bytes compared in place (no string made)."""
-    if not (isinstance(a, StrColumn) and isinstance(b, StrColumn)):
-        return False
-    return a.blob == b.blob and bool(np.array_equal(a.offsets(), b.offsets()))
 
 
 READ_ATTEMPTS = 3  # reads of a file that keeps changing under us, before we settle for one
