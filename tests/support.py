@@ -96,3 +96,14 @@ def run_cli_many(
         out, err = proc.communicate(timeout=timeout)
         results.append(subprocess.CompletedProcess(list(args), proc.returncode, out, err))
     return results
+
+
+def arrivals_by_the_general_rule(visits: list[str], ids: list[str]) -> tuple[list[int], list[str]]:
+    """arrivals()'s answer the long way (a dict of every id): each paper's first visit (or
+    len(visits): new) and the new ids, what its shortcuts are checked against."""
+    seen: dict[str, int] = {}
+    for n, joined in enumerate(visits):
+        for pid in joined.split():
+            seen.setdefault(pid, n)
+    fresh = list(dict.fromkeys(p for p in ids if p not in seen))
+    return [seen.get(p, len(visits)) for p in ids], fresh

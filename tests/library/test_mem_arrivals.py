@@ -7,20 +7,12 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support import arrivals_by_the_general_rule as _general
 
 from tui_reader.library import arrivals as module
 from tui_reader.library.arrivals import ArrivalStore, arrivals
 
 LETTERS = "abcdefghij"
-
-
-def _general(visits: list[str], ids: list[str]) -> tuple[list[int], list[str]]:
-    seen: dict[str, int] = {}
-    for n, joined in enumerate(visits):
-        for pid in joined.split():
-            seen.setdefault(pid, n)
-    fresh = list(dict.fromkeys(p for p in ids if p not in seen))
-    return [seen.get(p, len(visits)) for p in ids], fresh
 
 
 def _doc(visits: list[str]) -> dict:
