@@ -4,6 +4,7 @@ both sides of ARRAY_FROM, with every hash colliding, on any shape of files hypot
 
 from __future__ import annotations
 
+import itertools
 import json
 import tempfile
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tui_reader.corpus import corpus as corpus_module
 from tui_reader.corpus import foldkeys, outcomes
 from tui_reader.corpus.corpus import Corpus, load_corpus
 
@@ -60,17 +62,23 @@ def _facts(corpus: Corpus) -> list[object]:
     ]
 
 
-def _both(paths: list[Path], collide: bool = False) -> tuple[list[object], list[object]]:
-    """The corpus with the fold keys as a dict, and as hashes (all one hash if ``collide``)."""
+def _both(
+    paths: list[Path], collide: bool = False, packed: bool = True, flush: int = 1
+) -> tuple[list[object], list[object]]:
+    """The corpus with every fold key in the dict, and as hashes (all one hash if ``collide``):
+    the first file's keys packed (or not), later keys in runs from every ``flush`` keys."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(foldkeys, "ARRAY_FROM", 10**9)
+        mp.setattr(foldkeys, "FLUSH", 10**9)
         as_dict = load_corpus(paths)
-        assert not isinstance(as_dict._keys, foldkeys.FoldKeys)
-        mp.setattr(foldkeys, "ARRAY_FROM", 0)
+        assert len(paths) < 2 or (as_dict._keys is not None and not as_dict._keys._runs)
+        mp.setattr(foldkeys, "ARRAY_FROM", 0 if packed else 10**9)
+        mp.setattr(foldkeys, "FLUSH", flush)
         if collide:
             mp.setattr(foldkeys, "hash", lambda k: 7, raising=False)
         as_hashes = load_corpus(paths)
-        assert len(paths) < 2 or isinstance(as_hashes._keys, foldkeys.FoldKeys)
+        keys = as_hashes._keys
+        assert len(paths) < 2 or (keys is not None and bool(keys._runs or keys._packed.size))
         return _facts(as_dict), _facts(as_hashes)
 
 
@@ -80,19 +88,42 @@ def _one_process(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("collide", [False, True])
-def test_every_way_of_being_one_work_folds_as_the_dict(tmp_path: Path, collide: bool) -> None:
+@pytest.mark.parametrize(("packed", "flush"), [(True, 1), (False, 1), (False, 3), (True, 10**9)])
+def test_every_way_of_being_one_work_folds_as_the_dict(
+    tmp_path: Path, collide: bool, packed: bool, flush: int
+) -> None:
     one = _write(tmp_path / "one.jsonl", FIRST)
     two = _write(tmp_path / "two.jsonl", [_shape(k % 6, k) for k in range(24)])
     three = _write(tmp_path / "three.jsonl", [_shape((k + 1) % 6, k) for k in range(0, 40, 3)])
-    as_dict, as_hashes = _both([one, two, three], collide)
+    as_dict, as_hashes = _both([one, two, three], collide, packed, flush)
     assert as_hashes == as_dict
     assert len(as_dict[0]) < len(FIRST) + 24 + 14  # some folded
 
 
-def test_below_array_from_the_dict_is_kept(tmp_path: Path) -> None:
+def test_a_large_file_after_a_small_one_keeps_its_keys_in_runs(tmp_path: Path) -> None:
+    """The case that held ~1 GB at 2.7M: a file of 5 papers, then the large one, whose keys
+    (every paper's, registered as it is merged) go to sorted runs, merged to a few."""
+    small = _write(tmp_path / "a.jsonl", FIRST[:5])
+    large = _write(tmp_path / "b.jsonl", [_shape(k % 6, k) for k in range(400)])
+    whole = load_corpus([small, large])._keys
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(foldkeys, "FLUSH", 16)
+        mp.setattr(corpus_module, "CHUNK", 7)
+        keys = load_corpus([small, large])._keys
+    assert whole is not None and not whole._runs and len(whole) > 600  # every key in the dict
+    assert keys is not None and not keys._packed.size and len(keys._later) < 16
+    sizes = [r.hashes.size for r in keys._runs]
+    assert sum(sizes) + len(keys._later) == len(whole)
+    assert all(a > 2 * b for a, b in itertools.pairwise(sizes))  # so a few runs, however many keys
+    for run in keys._runs:
+        assert (run.hashes[1:] >= run.hashes[:-1]).all()
+
+
+def test_below_array_from_the_first_keys_stay_in_the_dict(tmp_path: Path) -> None:
     one = _write(tmp_path / "one.jsonl", FIRST)
     two = _write(tmp_path / "two.jsonl", [_shape(0, 1)])
-    assert isinstance(load_corpus([one, two])._keys, dict)  # 31 papers, ARRAY_FROM 200,000
+    keys = load_corpus([one, two])._keys  # 31 papers, ARRAY_FROM 200,000
+    assert keys is not None and not keys._packed.size and not keys._runs and keys._later
 
 
 @settings(max_examples=25, deadline=None)
@@ -111,5 +142,5 @@ def test_any_added_files_fold_as_the_dict(
         ]
         if third:
             paths.append(_write(Path(tmp) / "three.jsonl", [_shape(*s) for s in third]))
-        as_dict, as_hashes = _both(paths, collide)
+        as_dict, as_hashes = _both(paths, collide, packed=len(second) % 2 == 0, flush=1 + len(third) % 3)
         assert as_hashes == as_dict

@@ -12,6 +12,7 @@ import math
 import os
 import time
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -31,6 +32,8 @@ from tui_reader.corpus.text import clean_label
 from tui_reader.corpus.titles import uniquify
 from tui_reader.corpus.views import BULK, ROW, IdIndex, PaperIds, PaperTitles
 
+CHUNK = 1 << 14  # rows whose identities are read at once, once a second file comes
+
 
 class Corpus:
     def __init__(self, files: list[FileData], roots: list[Path], warnings: list[str]) -> None:
@@ -45,7 +48,7 @@ class Corpus:
         self._extra_sources: dict[int, list[str]] = {}
         self._more: dict[int, list[int]] = {}  # paper i's other records (same encoding as _at)
         self._dups: dict[str, list[int]] = {}  # papers given a new id: their records' id was taken
-        self._keys: FoldKeys | dict[str, int] | None = None  # fold keys -> paper, once a second file comes
+        self._keys: FoldKeys | None = None  # fold keys -> paper, once a second file comes
         self._aliases: dict[str, int] | None = None  # old ids -> paper, built when first asked
         self.ids: PaperIds = PaperIds(self)
         self.titles: PaperTitles = PaperTitles(self)
@@ -78,30 +81,39 @@ class Corpus:
         self._aliases = None
         if f > 0 and self._keys is None:
             self._start_keys(f)
+        slow = [start + p for p in sorted(self._repeated(data, start, stop))]
+        step = stop - start if self._keys is None else CHUNK  # identities a chunk at a time
+        for lo in range(start, stop, step):
+            hi = min(lo + step, stop)
+            self._merge(f, data, lo, hi, slow[bisect_left(slow, lo) : bisect_left(slow, hi)])
+        self._merged[f] = stop
+        return len(self._at)
+
+    def _merge(self, f: int, data: FileData, start: int, stop: int, repeated: list[int]) -> None:
+        """Rows start..stop of file f: in bulk, but for those that may fold into a paper."""
         idents = [_identity(data, r) for r in range(start, stop)] if self._keys is not None else None
         done, count = 0, stop - start
-        for p in [*sorted(self._slow_rows(f, data, start, stop, idents)), count]:
+        slow = {r - start for r in repeated} | self._shared(f, idents)
+        for p in [*sorted(slow), count]:
             self._append(f, start + done, start + p, data, idents[done:p] if idents else None)
             if p < count:
                 self._add(f, start + p, data, idents[p] if idents else None)
             done = p + 1
-        self._merged[f] = stop
-        return len(self._at)
 
-    def _slow_rows(
-        self, f: int, data: FileData, start: int, stop: int, idents: list[Identity] | None
-    ) -> set[int]:
-        """The rows of a batch (``start``..``stop`` of file f) that may fold into a paper (their
-        id seen before in it or in the corpus, or a fold key another file's paper has): the rest
-        are appended in bulk. A whole file parsed (its lookup) is checked through the hashes."""
+    def _repeated(self, data: FileData, start: int, stop: int) -> set[int]:
+        """The rows of a batch (``start``..``stop``, counted from start) whose id is seen before
+        in it or in the corpus. A whole file parsed (its lookup) is checked through the hashes."""
         whole = data.lookup is not None and start == 0 and stop == len(data) >= BULK
-        slow = repeated_rows(self, data) if whole else repeated_ids(self, data.ids[start:stop])
+        return repeated_rows(self, data) if whole else repeated_ids(self, data.ids[start:stop])
+
+    def _shared(self, f: int, idents: list[Identity] | None) -> set[int]:
+        """The rows (of these identities) with a fold key another file's paper has."""
         keys = self._keys
-        if keys and idents:
-            for p, ident in enumerate(idents):
-                if any(k in keys and self._elsewhere(keys[k], f) for k in ident.fold_keys()):
-                    slow.add(p)
-        return slow
+        if not keys or not idents:
+            return set()
+        flat = [(p, k) for p, ident in enumerate(idents) for k in ident.fold_keys()]
+        found = keys.found([k for _, k in flat])
+        return {p for (p, _), i in zip(flat, found, strict=True) if i is not None and self._elsewhere(i, f)}
 
     def _start_keys(self, f: int) -> None:
         """File f, a second one, comes: the fold keys of every paper so far (foldkeys.py)."""
@@ -114,13 +126,13 @@ class Corpus:
             self._at.frombytes(np.arange((f << 32) + start, (f << 32) + stop, dtype=np.uint64).tobytes())
             self.index_of.added(n, f, data, start, stop)
             if self._keys is not None and idents:
-                for i, ident in enumerate(idents, n):
-                    self._register(i, ident)
+                loc = (f << 32) + start - n
+                entries = [(k, i, loc + i) for i, ident in enumerate(idents, n) for k in ident.fold_keys()]
+                self._keys.register_many(entries)
 
-    def _register(self, i: int, ident: Identity) -> None:
+    def _register(self, i: int, ident: Identity, loc: int) -> None:
         if self._keys is not None:
-            for k in ident.fold_keys():
-                self._keys.setdefault(k, i)
+            self._keys.register(ident.fold_keys(), i, loc)
 
     def _elsewhere(self, i: int, f: int) -> bool:
         """Paper i has a record from a file other than f (fold keys only join files)."""
@@ -134,12 +146,12 @@ class Corpus:
         candidates = [self.index_of[pid]] if pid in self.index_of else []
         candidates += self._dups.get(pid, [])
         if self._keys is not None:
-            found = (self._keys.get(k) for k in ident.fold_keys())
+            found = self._keys.found(ident.fold_keys())
             candidates += [i for i in found if i is not None and self._elsewhere(i, f)]
         for at in dict.fromkeys(candidates):
             if self._fits(at, f, ident):
                 self._fold(at, f, r, data)
-                self._register(at, ident)
+                self._register(at, ident, (f << 32) + r)
                 return
         n = len(self._at)
         new = pid
@@ -149,7 +161,7 @@ class Corpus:
             self._renamed[n] = new
         self._at.append((f << 32) + r)
         self.index_of.put(new, n)
-        self._register(n, ident)
+        self._register(n, ident, (f << 32) + r)
 
     def _fits(self, at: int, f: int, ident: Identity) -> bool:
         """Whether a record of file f is the work paper ``at`` is: one of its records the same

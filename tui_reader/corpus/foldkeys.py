@@ -1,18 +1,25 @@
 """Fold key -> the first paper that has it, once a second file comes (corpus.py), without a dict
-of every earlier paper's keys (issue 21: ~600 MB at 2.7M papers).
+of every paper's keys (issue 21: ~600 MB at 2.7M papers listed before the second file, ~1 GB
+when a large file comes after a small one).
 
-The keys of the papers listed when the second file came are kept as one sorted uint64 array of
-(32-bit hash << 32 | paper); a look-up reads the records of the papers under its hash again and
-compares the strings, so a collision never joins two works. Keys registered later (the new
-files' records) go in a dict, after those: the answers a dict filled in the same order gave.
+The keys of the papers listed when the second file came are kept, from ARRAY_FROM papers, as one
+sorted uint64 array of (32-bit hash << 32 | paper); a look-up reads the records of the papers
+under its hash again and compares the strings. Keys registered later go in a dict, and every
+FLUSH of them into a sorted run of (64-bit hash, paper, the record that gave the key), runs of
+like size merged (a handful at 2.7M). A hash hit is checked against the record's own keys, in the
+order the keys were registered, so a collision never joins two works and every answer is the one
+a dict filled in the same order gave.
 """
 
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from tui_reader.corpus.folding import identity_of
 
@@ -20,27 +27,74 @@ if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
 
 LOW = 0xFFFF_FFFF
+ALL = 0xFFFF_FFFF_FFFF_FFFF
 # Papers listed when a second file comes from which their keys are kept as hashes, not a dict
 # (a dict look-up costs ~0.1 us, a hashed one ~3 us: a second file of 87k rows loses ~1 s)
 ARRAY_FROM = 200_000
+# Keys registered after that which a dict holds before they go into a sorted run (~150 bytes a
+# key in the dict, 20 in a run)
+FLUSH = 1 << 17
+
+
+@dataclass
+class _Run:
+    """Keys registered one after another: sorted by hash, in registration order within one."""
+
+    hashes: npt.NDArray[np.uint64]
+    papers: npt.NDArray[np.uint32]
+    locs: npt.NDArray[np.uint64]  # the record (file << 32 | row) whose identity gave the key
+
+    def then(self, newer: _Run) -> _Run:
+        hashes = np.concatenate([self.hashes, newer.hashes])
+        order = np.argsort(hashes, kind="stable")  # the older run's first within a hash
+        papers, locs = np.concatenate([self.papers, newer.papers]), np.concatenate([self.locs, newer.locs])
+        return _Run(hashes[order], papers[order], locs[order])
 
 
 class FoldKeys:
-    """The mapping corpus.py reads: ``k in keys``, ``keys[k]``, ``get``, ``setdefault``."""
+    """The mapping corpus.py reads: ``k in keys``, ``keys[k]``, ``get``, ``setdefault``, and
+    ``found``/``register`` for a batch of keys at once."""
 
     def __init__(self, corpus: Corpus, files: int) -> None:
         self._corpus = corpus
         self._files = files  # the records of the files before the second one came: hashed
-        packed = array("Q")
+        self._packed = np.zeros(0, np.uint64)
+        self._runs: list[_Run] = []
+        self._later: dict[str, tuple[int, int]] = {}  # key -> (paper, record), newest keys
+        if len(corpus._at) >= ARRAY_FROM:
+            self._pack()
+            return
+        entries = [
+            (k, i, loc)
+            for i in range(len(corpus._at))
+            for loc in corpus._locs(i)
+            if loc >> 32 < files
+            for k in _keys_at(corpus, loc)
+        ]
+        self.register_many(entries)
+
+    def _pack(self) -> None:
+        corpus, packed = self._corpus, array("Q")
         for i in range(len(corpus._at)):
             for k in _keys_of(corpus, i, self._files):
                 packed.append((hash(k) & LOW) << 32 | i)
-        self._packed = np.frombuffer(packed, np.uint64).copy() if packed else np.zeros(0, np.uint64)
+        self._packed = np.frombuffer(packed, np.uint64).copy() if packed else self._packed
         del packed
         self._packed.sort()  # by hash, then paper: the first paper of a key first
-        self._later: dict[str, int] = {}
 
+    # -- look-ups --------------------------------------------------------------------------
     def get(self, k: str, default: int | None = None) -> int | None:
+        found = self._in_packed(k)
+        if found is None:
+            found = self._in_runs(k)
+        if found is None:
+            entry = self._later.get(k)
+            found = None if entry is None else entry[0]
+        return default if found is None else found
+
+    def _in_packed(self, k: str) -> int | None:
+        if not self._packed.size:
+            return None
         h = np.uint64((hash(k) & LOW) << 32)
         at = int(np.searchsorted(self._packed, h))
         end = int(np.searchsorted(self._packed, h + np.uint64(LOW), "right"))
@@ -48,13 +102,74 @@ class FoldKeys:
             i = int(self._packed[j]) & LOW
             if k in _keys_of(self._corpus, i, self._files):
                 return i
-        return self._later.get(k, default)
+        return None
 
-    def setdefault(self, k: str, i: int) -> int:
+    def _in_runs(self, k: str) -> int | None:
+        h = np.uint64(hash(k) & ALL)
+        for run in self._runs:
+            at = int(np.searchsorted(run.hashes, h))
+            end = int(np.searchsorted(run.hashes, h, "right"))
+            for j in range(at, end):
+                if k in _keys_at(self._corpus, int(run.locs[j])):
+                    return int(run.papers[j])
+        return None
+
+    def found(self, keys: Sequence[str]) -> list[int | None]:
+        """``get`` for each of ``keys``: the hashes looked up at once, only a hit's strings read."""
+        hit = self._hits(keys)
+        later = self._later
+        return [
+            self.get(k) if h else later[k][0] if k in later else None for k, h in zip(keys, hit, strict=True)
+        ]
+
+    def _hits(self, keys: Sequence[str]) -> npt.NDArray[np.bool_]:
+        """Which keys' hashes a packed entry or a run holds (then the strings are compared)."""
+        hit = np.zeros(len(keys), np.bool_)
+        if not keys or not (self._packed.size or self._runs):
+            return hit
+        hashes = np.fromiter((hash(k) & ALL for k in keys), np.uint64, len(keys))
+        if self._packed.size:
+            low = (hashes & np.uint64(LOW)) << np.uint64(32)
+            at = np.searchsorted(self._packed, low).clip(0, self._packed.size - 1)
+            hit |= (self._packed[at] & ~np.uint64(LOW)) == low
+        for run in self._runs:
+            at = np.searchsorted(run.hashes, hashes).clip(0, run.hashes.size - 1)
+            hit |= run.hashes[at] == hashes
+        return hit
+
+    # -- registering ------------------------------------------------------------------------
+    def register(self, keys: Sequence[str], i: int, loc: int) -> None:
+        """Record ``loc`` of paper i has these keys: each one no paper has yet is paper i's."""
+        self.register_many([(k, i, loc) for k in keys])
+
+    def register_many(self, entries: Sequence[tuple[str, int, int]]) -> None:
+        """(key, paper, record) in the order they come: the first paper of a key keeps it."""
+        later = self._later
+        for (k, i, loc), found in zip(entries, self.found([e[0] for e in entries]), strict=True):
+            if found is None and k not in later:
+                later[k] = (i, loc)
+        if len(later) >= FLUSH:
+            self._flush()
+
+    def setdefault(self, k: str, i: int, loc: int) -> int:
         found = self.get(k)
         if found is None:
-            self._later[k] = found = i
+            self.register_many([(k, i, loc)])
+            found = i
         return found
+
+    def _flush(self) -> None:
+        """The dict's keys into a run, runs of like size merged (a few runs however many keys)."""
+        later, self._later = self._later, {}
+        hashes = np.fromiter((hash(k) & ALL for k in later), np.uint64, len(later))
+        papers = np.fromiter((e[0] for e in later.values()), np.uint32, len(later))
+        locs = np.fromiter((e[1] for e in later.values()), np.uint64, len(later))
+        del later
+        order = np.argsort(hashes, kind="stable")
+        self._runs.append(_Run(hashes[order], papers[order], locs[order]))
+        while len(self._runs) > 1 and self._runs[-2].hashes.size <= 2 * self._runs[-1].hashes.size:
+            newer = self._runs.pop()
+            self._runs[-1] = self._runs[-1].then(newer)
 
     def __contains__(self, k: object) -> bool:
         return isinstance(k, str) and self.get(k) is not None
@@ -66,7 +181,15 @@ class FoldKeys:
         return found
 
     def __bool__(self) -> bool:
-        return bool(self._packed.size or self._later)
+        return bool(self._packed.size or self._runs or self._later)
+
+    def __len__(self) -> int:
+        """Keys held (a packed paper's keys counted once each; a test's measure of the mapping)."""
+        return int(self._packed.size) + sum(r.hashes.size for r in self._runs) + len(self._later)
+
+
+def _keys_at(corpus: Corpus, loc: int) -> list[str]:
+    return identity_of(corpus.files[loc >> 32], loc & LOW).fold_keys()
 
 
 def _keys_of(corpus: Corpus, i: int, files: int) -> list[str]:
@@ -75,17 +198,10 @@ def _keys_of(corpus: Corpus, i: int, files: int) -> list[str]:
     out: list[str] = []
     for loc in corpus._locs(i):
         if loc >> 32 < files:
-            out += identity_of(corpus.files[loc >> 32], loc & LOW).fold_keys()
+            out += _keys_at(corpus, loc)
     return out
 
 
-def fold_keys(corpus: Corpus, f: int) -> FoldKeys | dict[str, int]:
-    """File f, a second one, comes: the fold keys of every paper so far (their rows read once),
-    as hashes from ARRAY_FROM papers, else a dict."""
-    if len(corpus._at) >= ARRAY_FROM:
-        return FoldKeys(corpus, f)
-    keys: dict[str, int] = {}
-    for i in range(len(corpus._at)):
-        for k in _keys_of(corpus, i, f):
-            keys.setdefault(k, i)
-    return keys
+def fold_keys(corpus: Corpus, f: int) -> FoldKeys:
+    """File f, a second one, comes: the fold keys of every paper so far (their rows read once)."""
+    return FoldKeys(corpus, f)
