@@ -33,7 +33,7 @@ ALL = 0xFFFF_FFFF_FFFF_FFFF
 ARRAY_FROM = 200_000
 # Keys registered after that which a dict holds before they go into a sorted run (~150 bytes a
 # key in the dict, 20 in a run)
-FLUSH = 1 << 17
+FLUSH = 1 << 15
 
 
 @dataclass
@@ -45,10 +45,18 @@ class _Run:
     locs: npt.NDArray[np.uint64]  # the record (file << 32 | row) whose identity gave the key
 
     def then(self, newer: _Run) -> _Run:
-        hashes = np.concatenate([self.hashes, newer.hashes])
-        order = np.argsort(hashes, kind="stable")  # the older run's first within a hash
-        papers, locs = np.concatenate([self.papers, newer.papers]), np.concatenate([self.locs, newer.locs])
-        return _Run(hashes[order], papers[order], locs[order])
+        """The two runs as one, this (older) one's entries first within a hash: placed by where
+        the newer ones fall, not sorted again (a sort's indexes cost ~3x the run at 2.7M)."""
+        at = np.searchsorted(self.hashes, newer.hashes, "right") + np.arange(newer.hashes.size)
+        older = np.ones(self.hashes.size + newer.hashes.size, np.bool_)
+        older[at] = False
+        pairs = ((self.hashes, newer.hashes), (self.papers, newer.papers), (self.locs, newer.locs))
+        out = []
+        for mine, theirs in pairs:
+            both = np.empty(older.size, mine.dtype)
+            both[older], both[at] = mine, theirs
+            out.append(both)
+        return _Run(*out)
 
 
 class FoldKeys:
