@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from support import SEED_FILES, seed_paragraphs
 
+from tui_reader.corpus import folding
 from tui_reader.corpus.columns import title_only
 from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.folding import identities, identity_of
 from tui_reader.corpus.formats import make_paper
 from tui_reader.corpus.formats.common import key
 from tui_reader.corpus.outcomes import encode as _encode
@@ -227,3 +230,26 @@ def test_seeds_fold_as_before_with_their_ids() -> None:
         len(seed_paragraphs(f)) for f in SEED_FILES
     )
     assert all(not corpus.paper(i).aliases for i in range(len(corpus)))
+
+
+def test_identities_read_at_once_are_each_rows(tmp_path: Path) -> None:
+    """folding.identities (one read for a run of rows) gives identity_of row by row, from the
+    parse cache's file and from memory alike, for any run."""
+    path = bib(
+        tmp_path / "refs.bib",
+        *(
+            entry(f"k{i}", f"Graphs {i}", year=2000 + i, doi=f"10.1234/g{i}", abstract=ABSTRACT)
+            for i in range(9)
+        ),
+    )
+    data = load_corpus([path]).files[0]
+    assert data.rows.path is not None  # rows read from the cache file
+    one_by_one = [identity_of(data, r) for r in range(len(data))]
+    assert len({i.doi for i in one_by_one}) == 9
+    for start, stop in [(0, 9), (2, 5), (4, 4), (8, 9)]:
+        assert identities(data, start, stop) == one_by_one[start:stop]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(folding, "READ", 2)  # several reads, the last one short
+        assert identities(data, 0, 9) == one_by_one and identities(data, 1, 6) == one_by_one[1:6]
+    data.rows.to_memory()
+    assert data.rows.in_memory and identities(data, 0, 9) == one_by_one

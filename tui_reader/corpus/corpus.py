@@ -20,7 +20,7 @@ import numpy as np
 
 from tui_reader import paths
 from tui_reader.corpus import parse_cache
-from tui_reader.corpus.folding import build_aliases, repeated_ids, repeated_rows
+from tui_reader.corpus.folding import build_aliases, identities, repeated_ids, repeated_rows
 from tui_reader.corpus.folding import identity_of as _identity
 from tui_reader.corpus.folding import other_id as _other_id
 from tui_reader.corpus.foldkeys import FoldKeys, fold_keys
@@ -91,7 +91,7 @@ class Corpus:
 
     def _merge(self, f: int, data: FileData, start: int, stop: int, repeated: list[int]) -> None:
         """Rows start..stop of file f: in bulk, but for those that may fold into a paper."""
-        idents = [_identity(data, r) for r in range(start, stop)] if self._keys is not None else None
+        idents = identities(data, start, stop) if self._keys is not None else None
         done, count = 0, stop - start
         slow = {r - start for r in repeated} | self._shared(f, idents)
         for p in [*sorted(slow), count]:

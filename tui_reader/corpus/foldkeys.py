@@ -14,14 +14,14 @@ a dict filled in the same order gave.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from tui_reader.corpus.folding import identity_of
+from tui_reader.corpus.folding import identities, identity_of
 
 if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
@@ -83,8 +83,8 @@ class FoldKeys:
 
     def _pack(self) -> None:
         corpus, packed = self._corpus, array("Q")
-        for i in range(len(corpus._at)):
-            for k in _keys_of(corpus, i, self._files):
+        for i, keys in _every_keys(corpus, self._files):
+            for k in keys:
                 packed.append((hash(k) & LOW) << 32 | i)
         self._packed = np.frombuffer(packed, np.uint64).copy() if packed else self._packed
         del packed
@@ -194,6 +194,22 @@ class FoldKeys:
     def __len__(self) -> int:
         """Keys held (a packed paper's keys counted once each; a test's measure of the mapping)."""
         return int(self._packed.size) + sum(r.hashes.size for r in self._runs) + len(self._later)
+
+
+def _every_keys(corpus: Corpus, files: int, step: int = 1 << 14) -> Iterator[tuple[int, list[str]]]:
+    """(paper, _keys_of it) for every paper in order: a run of one file's consecutive rows,
+    each a paper of one record, read at once (the usual large file: all of it)."""
+    at = np.frombuffer(corpus._at, np.uint64)
+    for start in range(0, at.size, step):
+        locs = at[start : start + step]
+        first, n = int(locs[0]), locs.size
+        alone = not any(i in corpus._more for i in range(start, start + n)) if corpus._more else True
+        run = np.array_equal(locs, np.arange(first, first + n, dtype=np.uint64))
+        if alone and run and first >> 32 < files:
+            idents = identities(corpus.files[first >> 32], first & LOW, (first & LOW) + n)
+            yield from ((i, ident.fold_keys()) for i, ident in enumerate(idents, start))
+        else:
+            yield from ((i, _keys_of(corpus, i, files)) for i in range(start, start + n))
 
 
 def _keys_at(corpus: Corpus, loc: int) -> list[str]:

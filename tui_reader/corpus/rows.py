@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import json
 import os
 import resource
@@ -147,6 +148,24 @@ class Rows:
             return os.pread(fd, end - start - 1, start)
         finally:
             _DESCRIPTORS.release(self)
+
+    def raw_range(self, start: int, stop: int) -> list[bytes]:
+        """Rows start..stop as ``raw`` gives them, in one read (a row at a time costs a system
+        call and a lock each: most of a second file's identities at 2.7M rows)."""
+        blobs = self._blobs
+        if blobs is not None:
+            return blobs[start:stop]
+        assert self._offsets is not None and self._path is not None
+        if start >= stop:
+            return []
+        ends = self._offsets[start : stop + 1]
+        fd = _DESCRIPTORS.acquire(self)
+        try:
+            chunk = os.pread(fd, ends[-1] - ends[0], ends[0])
+        finally:
+            _DESCRIPTORS.release(self)
+        base = ends[0]
+        return [chunk[a - base : b - base - 1] for a, b in itertools.pairwise(ends)]
 
     def get(self, i: int) -> Row:
         return tuple(json.loads(self.raw(i)))
