@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -83,3 +84,31 @@ def test_an_added_file_updates_the_index_and_its_manifest(
         assert s.doc_count() == len(corpus)
     ix.close()
     assert SearchIndex(load_corpus([folder])).ensure().action == "unchanged"
+
+
+HEX_IDS = st.lists(st.text(st.sampled_from("0a9f"), min_size=3, max_size=3), unique=True, max_size=12)
+
+
+@given(old_ids=st.one_of(HEX_IDS, IDS), new_ids=st.one_of(HEX_IDS, IDS), data=st.data())
+def test_changes_read_from_the_file_are_what_the_dict_gave(
+    old_ids: list[str], new_ids: list[str], data: st.DataObject
+) -> None:
+    """manifest.changes: fixed-width plain ids compared as arrays, any others through the
+    dict; the same (removed, added, changed) as compare() over the manifest's docs."""
+    small = st.integers(0, 2)
+    old_sigs = np.array([data.draw(small) for _ in old_ids], np.uint64)
+    sigs = np.array([data.draw(small) for _ in new_ids], np.uint64)
+    raw = module.encode({"layout": module.LAYOUT, "roots": ["x"]}, old_ids, old_sigs)
+    want = compare({pid: f"{int(s):016x}" for pid, s in zip(old_ids, old_sigs, strict=True)}, new_ids, sigs)
+    fast = module._changes_fixed(raw, new_ids, sigs)
+    uniform = old_ids and all(len(p) == 3 and set(p) <= set("0a9f") for p in old_ids + new_ids)
+    assert (fast is not None) == bool(uniform)  # the arrays' way exactly when every id is plain
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "manifest.json"
+        path.write_bytes(raw)
+        assert module.changes(path, new_ids, sigs) == want
+        assert module.changes(path, new_ids, sigs[::-1].copy()) == compare(
+            json.loads(raw)["docs"], new_ids, sigs[::-1].copy()
+        )
+        path.write_bytes(raw[:-3] + b"}")  # cut short: no docs to compare with, every paper added
+        assert module.changes(path, new_ids, sigs) == ([], list(new_ids), [])

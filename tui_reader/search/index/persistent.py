@@ -32,7 +32,7 @@ from tui_reader.errors import CacheUnusable, IndexBusy, IndexDamaged
 from tui_reader.search.fast import selfcheck
 from tui_reader.search.index import faults, isolated, leftovers
 from tui_reader.search.index import manifest as manifests
-from tui_reader.search.index.manifest import Sigs, compare, read_signatures, signatures
+from tui_reader.search.index.manifest import Sigs, read_signatures, signatures
 from tui_reader.search.index.schema import SCHEMA_VERSION, document, make_schema
 from tui_reader.search.index.storage import MappedStorage
 
@@ -307,10 +307,8 @@ class SearchIndex:
 
     def _update(self, progress: Progress | None) -> UpdateReport:
         corpus = self.corpus
-        old = (self._manifest(docs=True) or {}).get("docs")
         sigs = signatures(corpus)
-        removed, added, changed = compare(old if isinstance(old, dict) else {}, corpus.ids, sigs)
-        del old
+        removed, added, changed = manifests.changes(self.manifest_path, corpus.ids, sigs)
         ix = MappedStorage(str(self.dir)).open_index()  # open_dir copied each segment in (3.4 GB at 2.7M)
         try:
             writer = ix.writer(timeout=30.0, delay=0.1, codec=codec())
