@@ -25,7 +25,7 @@ import whoosh
 import whoosh.index
 
 from tui_reader import paths
-from tui_reader.atomic import atomic_write_bytes, file_lock, remove_leftovers
+from tui_reader.atomic import atomic_write_parts, file_lock, remove_leftovers
 from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.text import clean_label
 from tui_reader.errors import CacheUnusable, IndexBusy, IndexDamaged
@@ -100,7 +100,7 @@ class SearchIndex:
             "index_files": faults.index_files(folder),
             "layout": manifests.LAYOUT,
         }
-        atomic_write_bytes(folder / "manifest.json", manifests.encode(head, self.corpus.ids, sigs))
+        atomic_write_parts(folder / "manifest.json", manifests.encode_parts(head, self.corpus.ids, sigs))
 
     def status(self) -> str:
         """'fresh', 'stale' (files changed: incremental update), 'missing', 'damaged' or
