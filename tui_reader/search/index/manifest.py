@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
 
 Sigs = npt.NDArray[np.uint64]
+Changes = tuple[list[str], list[str], list[str]]
 RUN = 1 << 16  # papers' entries encoded (or compared) at a time
 LAYOUT = 2  # "docs" written last: status() reads only what comes before
 
@@ -99,11 +100,14 @@ def changes(path: Path, ids: Sequence[str], sigs: Sigs) -> tuple[list[str], list
     and here is the same number of plain ASCII characters (the reader's ids: 12 hex digits), so
     an update at 2.7M papers holds no dict of them (~0.5 GB); else through the dict."""
     try:
-        fast = _changes_fixed(path.read_bytes(), ids, sigs)
+        old_docs = _old_docs(path.read_bytes())  # the file's bytes go before the comparing
     except OSError:
-        fast = None
-    if fast is not None:
-        return fast
+        old_docs = None
+    new = _plain(ids, old_docs[0].itemsize) if old_docs is not None else None
+    if old_docs is not None and new is not None:
+        fast = _diff(*old_docs, new, sigs)
+        if fast is not None:
+            return fast
     old = (load(path, docs=True) or {}).get("docs")
     return compare(old if isinstance(old, dict) else {}, ids, sigs)
 
@@ -111,10 +115,15 @@ def changes(path: Path, ids: Sequence[str], sigs: Sigs) -> tuple[list[str], list
 _QUOTE, _COLON, _COMMA, _CLOSE = (ord(c) for c in '":,}')
 
 
-def _changes_fixed(
-    raw: bytes, ids: Sequence[str], sigs: Sigs
-) -> tuple[list[str], list[str], list[str]] | None:
+def _changes_fixed(raw: bytes, ids: Sequence[str], sigs: Sigs) -> Changes | None:
     """The arrays' way, or None when the docs are not entries of one width without escapes."""
+    old_docs = _old_docs(raw)
+    new = _plain(ids, old_docs[0].itemsize) if old_docs is not None else None
+    return None if old_docs is None or new is None else _diff(*old_docs, new, sigs)
+
+
+def _old_docs(raw: bytes) -> tuple[npt.NDArray[np.bytes_], Sigs] | None:
+    """The docs' ids (a copy, fixed width) and signatures, if written as plain entries."""
     cut = raw.rfind(b',"docs":')
     head = json_object(raw[:cut] + b"}") if cut > 0 and raw.endswith(b"}}") else None
     if head is None or head.get("layout") != LAYOUT:
@@ -124,21 +133,62 @@ def _changes_fixed(
         return None
     width = bytes(body[:80]).find(b'":"') - 2  # '{', then '"', the id, '":"', 16 digits, '"', ',' or '}'
     old = _entries(body, width) if width > 0 else None
-    new = _plain(ids, width) if old is not None else None
-    if old is None or new is None:
-        return None
-    old_ids, old_sigs = old
-    order = np.argsort(old_ids, kind="stable")
-    ranked = old_ids[order]
+    return None if old is None else (old[0].copy(), old[1])
+
+
+def _diff(
+    old_ids: npt.NDArray[np.bytes_], old_sigs: Sigs, new: npt.NDArray[np.bytes_], sigs: Sigs
+) -> Changes | None:
+    """(removed, added, changed) in compare's orders; ids of hex digits compared as numbers."""
+    width = old_ids.itemsize
+    old_keys, new_keys = _numbers(old_ids), _numbers(new)
+    if old_keys is not None and new_keys is not None:
+        del old_ids, new
+        made = _diff_keys(old_keys, old_sigs, new_keys, sigs)
+        return None if made is None else tuple([f"{k:0{width}x}" for k in part] for part in made)  # type: ignore[return-value]
+    made = _diff_keys(old_ids, old_sigs, new, sigs)
+    return None if made is None else (_strs(old_ids[made[0]]), _strs(new[made[1]]), _strs(new[made[2]]))
+
+
+def _diff_keys(
+    old: npt.NDArray[Any], old_sigs: Sigs, new: npt.NDArray[Any], sigs: Sigs
+) -> tuple[Any, Any, Any] | None:
+    """Which old entries are gone, which new ones are added and which changed, as the values
+    (numbers) or the places (bytes) to name them by; None if an old id comes twice."""
+    order = np.argsort(old, kind="stable")
+    ranked = old[order]
     if ranked.size > 1 and bool((ranked[1:] == ranked[:-1]).any()):
         return None  # an id twice: the dict's rule (the last value, the first place) applies
     at = np.searchsorted(ranked, new).clip(0, max(ranked.size - 1, 0))
     found = ranked[at] == new if ranked.size else np.zeros(new.size, np.bool_)
+    del ranked
     was = order[at]
-    kept = np.zeros(old_ids.size, np.bool_)
+    del order, at
+    kept = np.zeros(old.size, np.bool_)
     kept[was[found]] = True
-    changed = found & (old_sigs[was] != sigs) if ranked.size else found
-    return _strs(old_ids[~kept]), _strs(new[~found]), _strs(new[changed])
+    changed = found & (old_sigs[was] != sigs) if old.size else found
+    if old.dtype == np.uint64:
+        return old[~kept].tolist(), new[~found].tolist(), new[changed].tolist()
+    return ~kept, ~found, changed
+
+
+def _numbers(ids: npt.NDArray[np.bytes_]) -> Sigs | None:
+    """Ids of at most 16 lowercase hex digits as their values (exact: formatted back with the
+    width, they are the ids again); None for any other."""
+    width = ids.itemsize
+    if width > 16 or not ids.size:
+        return None
+    digits = ids.view(np.uint8).reshape(-1, width)
+    out = np.zeros(ids.size, np.uint64)
+    for start in range(0, ids.size, RUN):
+        part_digits = _DIGIT[digits[start : start + RUN]]
+        if (part_digits == 255).any():
+            return None
+        part = out[start : start + RUN]
+        for column in range(width):
+            part <<= np.uint64(4)
+            part |= part_digits[:, column].astype(np.uint64)
+    return out
 
 
 def _entries(body: memoryview, width: int) -> tuple[npt.NDArray[np.bytes_], Sigs] | None:
@@ -147,37 +197,44 @@ def _entries(body: memoryview, width: int) -> tuple[npt.NDArray[np.bytes_], Sigs
         return None
     rows = np.frombuffer(body, np.uint8, offset=1).reshape(-1, step)
     ends = rows[:, step - 1]
-    marks = rows[:, [0, width + 1, width + 2, width + 3, width + 20]] == [
-        _QUOTE,
-        _QUOTE,
-        _COLON,
-        _QUOTE,
-        _QUOTE,
-    ]
-    if not (marks.all() and (ends[:-1] == _COMMA).all() and ends[-1] == _CLOSE):
-        return None
-    names = rows[:, 1 : width + 1]
-    if not _printable(names):
+    for column, mark in (
+        (0, _QUOTE),
+        (width + 1, _QUOTE),
+        (width + 2, _COLON),
+        (width + 3, _QUOTE),
+        (width + 20, _QUOTE),
+    ):
+        if not (rows[:, column] == mark).all():
+            return None
+    if not ((ends[:-1] == _COMMA).all() and ends[-1] == _CLOSE and _printable(rows[:, 1 : width + 1])):
         return None
     values = _hex(rows[:, width + 4 : width + 20])
-    return None if values is None else (np.ascontiguousarray(names).view(f"S{width}").ravel(), values)
+    fields = np.dtype({"names": ["id"], "formats": [f"S{width}"], "offsets": [1], "itemsize": step})
+    return None if values is None else (rows.reshape(-1).view(fields)["id"], values)  # no copy
 
 
 def _plain(ids: Sequence[str], width: int) -> npt.NDArray[np.bytes_] | None:
     """The ids as one fixed-width array, if each is ``width`` plain ASCII characters (as
-    json.dumps writes them, unescaped)."""
-    if not all(len(pid) == width for pid in ids):
-        return None
-    joined = "".join(ids)
-    if not joined.isascii():
-        return None
-    raw = np.frombuffer(joined.encode("ascii"), np.uint8).reshape(-1, width)
-    return raw.view(f"S{width}").ravel() if _printable(raw) else None
+    json.dumps writes them, unescaped); a run at a time (no string per paper held at once)."""
+    out = np.empty((len(ids), width), np.uint8)
+    for start in range(0, len(ids), RUN):
+        run = ids[start : start + RUN]
+        joined = "".join(run)
+        if len(joined) != width * len(run) or not joined.isascii() or any(len(pid) != width for pid in run):
+            return None
+        out[start : start + len(run)] = np.frombuffer(joined.encode("ascii"), np.uint8).reshape(-1, width)
+    return out.reshape(-1).view(f"S{width}") if _printable(out) else None
+
+
+_PLAIN = np.zeros(
+    256, np.bool_
+)  # bytes json.dumps writes as they are: no control character, '"', '\\', non-ASCII
+_PLAIN[0x20:0x7F] = True
+_PLAIN[[_QUOTE, ord("\\")]] = False
 
 
 def _printable(raw: npt.NDArray[np.uint8]) -> bool:
-    """No byte json.dumps would escape (a control character, '"', '\\') or write as \\u."""
-    return bool(((raw >= 0x20) & (raw < 0x7F) & (raw != _QUOTE) & (raw != ord("\\"))).all())
+    return all(bool(_PLAIN[raw[start : start + RUN]].all()) for start in range(0, raw.shape[0], RUN))
 
 
 _DIGIT = np.full(256, 255, np.uint8)
@@ -185,12 +242,16 @@ _DIGIT[np.frombuffer(b"0123456789abcdef", np.uint8)] = np.arange(16, dtype=np.ui
 
 
 def _hex(raw: npt.NDArray[np.uint8]) -> Sigs | None:
-    digits = _DIGIT[raw]
-    if (digits == 255).any():
-        return None
+    """16 lowercase hex digits a row as their values, a run of rows at a time; None if one is not."""
     out = np.zeros(raw.shape[0], np.uint64)
-    for column in range(16):
-        out = (out << np.uint64(4)) | digits[:, column].astype(np.uint64)
+    for start in range(0, raw.shape[0], RUN):
+        digits = _DIGIT[raw[start : start + RUN]]
+        if (digits == 255).any():
+            return None
+        part = out[start : start + RUN]
+        for column in range(16):
+            part <<= np.uint64(4)
+            part |= digits[:, column].astype(np.uint64)
     return out
 
 
