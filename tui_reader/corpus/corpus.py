@@ -20,7 +20,7 @@ import numpy as np
 
 from tui_reader import paths
 from tui_reader.corpus import parse_cache
-from tui_reader.corpus.folding import build_aliases, identities, repeated_ids, repeated_rows
+from tui_reader.corpus.folding import build_aliases, identities, repeated
 from tui_reader.corpus.folding import identity_of as _identity
 from tui_reader.corpus.folding import other_id as _other_id
 from tui_reader.corpus.foldkeys import FoldKeys, fold_keys
@@ -30,7 +30,7 @@ from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.parse_cache import FileData, Rows, load_file, sweep
 from tui_reader.corpus.text import clean_label
 from tui_reader.corpus.titles import uniquify
-from tui_reader.corpus.views import BULK, ROW, IdIndex, PaperIds, PaperTitles
+from tui_reader.corpus.views import ROW, IdIndex, PaperIds, PaperTitles
 
 CHUNK = 1 << 14  # rows whose identities are read at once, once a second file comes
 
@@ -80,8 +80,8 @@ class Corpus:
             return len(self._at)
         self._aliases = None
         if f > 0 and self._keys is None:
-            self._start_keys(f)
-        slow = [start + p for p in sorted(self._repeated(data, start, stop))]
+            self._keys = fold_keys(self, f)  # a second file comes: every paper's keys so far
+        slow = [start + p for p in sorted(repeated(self, data, start, stop))]
         step = stop - start if self._keys is None else CHUNK  # identities a chunk at a time
         for lo in range(start, stop, step):
             hi = min(lo + step, stop)
@@ -100,12 +100,6 @@ class Corpus:
                 self._add(f, start + p, data, idents[p] if idents else None)
             done = p + 1
 
-    def _repeated(self, data: FileData, start: int, stop: int) -> set[int]:
-        """The rows of a batch (``start``..``stop``, counted from start) whose id is seen before
-        in it or in the corpus. A whole file parsed (its lookup) is checked through the hashes."""
-        whole = data.lookup is not None and start == 0 and stop == len(data) >= BULK
-        return repeated_rows(self, data) if whole else repeated_ids(self, data.ids[start:stop])
-
     def _shared(self, f: int, idents: list[Identity] | None) -> set[int]:
         """The rows (of these identities) with a fold key another file's paper has."""
         keys = self._keys
@@ -114,10 +108,6 @@ class Corpus:
         flat = [(p, k) for p, ident in enumerate(idents) for k in ident.fold_keys()]
         found = keys.found([k for _, k in flat])
         return {p for (p, _), i in zip(flat, found, strict=True) if i is not None and self._elsewhere(i, f)}
-
-    def _start_keys(self, f: int) -> None:
-        """File f, a second one, comes: the fold keys of every paper so far (foldkeys.py)."""
-        self._keys = fold_keys(self, f)
 
     def _append(self, f: int, start: int, stop: int, data: FileData, idents: list[Identity] | None) -> None:
         """Rows start..stop of file f, all papers not listed yet."""

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from tui_reader.corpus.identity import Identity
 from tui_reader.corpus.parse_cache import FileData
+from tui_reader.corpus.views import BULK
 
 if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
@@ -83,6 +84,13 @@ def build_aliases(corpus: Corpus) -> dict[str, int]:
                 if alias and alias not in corpus.index_of:
                     built.setdefault(str(alias), i)
     return built
+
+
+def repeated(corpus: Corpus, data: FileData, start: int, stop: int) -> set[int]:
+    """The rows of a batch (``start``..``stop``, counted from start) whose id is seen before in
+    it or in the corpus. A whole file parsed (its lookup) is checked through the hashes."""
+    whole = data.lookup is not None and start == 0 and stop == len(data) >= BULK
+    return repeated_rows(corpus, data) if whole else repeated_ids(corpus, data.ids[start:stop])
 
 
 def repeated_ids(corpus: Corpus, ids: Sequence[str]) -> set[int]:
