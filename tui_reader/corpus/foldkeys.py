@@ -60,8 +60,8 @@ class _Run:
 
 
 class FoldKeys:
-    """The mapping corpus.py reads: ``k in keys``, ``keys[k]``, ``get``, ``setdefault``, and
-    ``found``/``register`` for a batch of keys at once."""
+    """What corpus.py reads and fills: ``get`` a key's paper, ``found`` for a batch of keys at
+    once, ``register``/``register_many`` the keys of records as they are merged."""
 
     def __init__(self, corpus: Corpus, files: int) -> None:
         self._corpus = corpus
@@ -159,13 +159,6 @@ class FoldKeys:
         if len(later) >= FLUSH:
             self._flush()
 
-    def setdefault(self, k: str, i: int, loc: int) -> int:
-        found = self.get(k)
-        if found is None:
-            self.register_many([(k, i, loc)])
-            found = i
-        return found
-
     def _flush(self) -> None:
         """The dict's keys into a run, runs of like size merged (a few runs however many keys)."""
         later, self._later = self._later, {}
@@ -178,15 +171,6 @@ class FoldKeys:
         while len(self._runs) > 1 and self._runs[-2].hashes.size <= 2 * self._runs[-1].hashes.size:
             newer = self._runs.pop()
             self._runs[-1] = self._runs[-1].then(newer)
-
-    def __contains__(self, k: object) -> bool:
-        return isinstance(k, str) and self.get(k) is not None
-
-    def __getitem__(self, k: str) -> int:
-        found = self.get(k)
-        if found is None:
-            raise KeyError(k)
-        return found
 
     def __bool__(self) -> bool:
         return bool(self._packed.size or self._runs or self._later)

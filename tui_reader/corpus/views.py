@@ -334,7 +334,7 @@ def _isin(theirs: npt.NDArray[np.uint8], ours: npt.NDArray[np.uint8], width: int
     """Which of ``theirs`` (strings of ``width`` bytes, end to end) are among ``ours``: as exact
     64-bit integers when both are lowercase hex of at most 16 digits (the ids), else as bytes."""
     if width <= 16:
-        ka, kb = _hex_keys(theirs, width), _hex_keys(ours, width)
+        ka, kb = hex_values(theirs, width), hex_values(ours, width)
         if ka is not None and kb is not None:
             return _among(ka, kb)
     return _among(theirs.view(f"S{width}"), ours.view(f"S{width}"))
@@ -343,9 +343,9 @@ def _isin(theirs: npt.NDArray[np.uint8], ours: npt.NDArray[np.uint8], width: int
 CHUNK = 1 << 16  # ids turned into integers at once (a 2.7M whole as one needs ~700 MB of temporaries)
 
 
-def _hex_keys(raw: npt.NDArray[np.uint8], width: int) -> U64 | None:
-    """Strings of ``width`` lowercase hex digits as their exact values, a chunk at a time; None
-    if one is not hex."""
+def hex_values(raw: npt.NDArray[np.uint8], width: int) -> U64 | None:
+    """Strings of ``width`` (<= 16) lowercase hex digits, end to end or one a row, as their exact
+    values, a chunk at a time; None if one is not hex (the index's manifest reads ids so too)."""
     rows = raw.reshape(-1, width)
     shifts = np.arange(width - 1, -1, -1, dtype=np.uint64) * np.uint64(4)
     out = np.empty(rows.shape[0], np.uint64)

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from tui_reader.corpus.views import hex_values
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -95,19 +97,16 @@ def compare(old: dict[str, str], ids: Sequence[str], sigs: Sigs) -> tuple[list[s
     return list(old), added, changed
 
 
-def changes(path: Path, ids: Sequence[str], sigs: Sigs) -> tuple[list[str], list[str], list[str]]:
+def changes(path: Path, ids: Sequence[str], sigs: Sigs) -> Changes:
     """``compare`` with the "docs" of the manifest at ``path``: as arrays when every id there
     and here is the same number of plain ASCII characters (the reader's ids: 12 hex digits), so
     an update at 2.7M papers holds no dict of them (~0.5 GB); else through the dict."""
     try:
-        old_docs = _old_docs(path.read_bytes())  # the file's bytes go before the comparing
+        fast = _fast(_old_docs(path.read_bytes()), ids, sigs)  # the file's bytes go before the comparing
     except OSError:
-        old_docs = None
-    new = _plain(ids, old_docs[0].itemsize) if old_docs is not None else None
-    if old_docs is not None and new is not None:
-        fast = _diff(*old_docs, new, sigs)
-        if fast is not None:
-            return fast
+        fast = None
+    if fast is not None:
+        return fast
     old = (load(path, docs=True) or {}).get("docs")
     return compare(old if isinstance(old, dict) else {}, ids, sigs)
 
@@ -117,7 +116,12 @@ _QUOTE, _COLON, _COMMA, _CLOSE = (ord(c) for c in '":,}')
 
 def _changes_fixed(raw: bytes, ids: Sequence[str], sigs: Sigs) -> Changes | None:
     """The arrays' way, or None when the docs are not entries of one width without escapes."""
-    old_docs = _old_docs(raw)
+    return _fast(_old_docs(raw), ids, sigs)
+
+
+def _fast(
+    old_docs: tuple[npt.NDArray[np.bytes_], Sigs] | None, ids: Sequence[str], sigs: Sigs
+) -> Changes | None:
     new = _plain(ids, old_docs[0].itemsize) if old_docs is not None else None
     return None if old_docs is None or new is None else _diff(*old_docs, new, sigs)
 
@@ -176,19 +180,7 @@ def _numbers(ids: npt.NDArray[np.bytes_]) -> Sigs | None:
     """Ids of at most 16 lowercase hex digits as their values (exact: formatted back with the
     width, they are the ids again); None for any other."""
     width = ids.itemsize
-    if width > 16 or not ids.size:
-        return None
-    digits = ids.view(np.uint8).reshape(-1, width)
-    out = np.zeros(ids.size, np.uint64)
-    for start in range(0, ids.size, RUN):
-        part_digits = _DIGIT[digits[start : start + RUN]]
-        if (part_digits == 255).any():
-            return None
-        part = out[start : start + RUN]
-        for column in range(width):
-            part <<= np.uint64(4)
-            part |= part_digits[:, column].astype(np.uint64)
-    return out
+    return hex_values(ids.view(np.uint8), width) if width <= 16 and ids.size else None
 
 
 def _entries(body: memoryview, width: int) -> tuple[npt.NDArray[np.bytes_], Sigs] | None:
@@ -208,7 +200,7 @@ def _entries(body: memoryview, width: int) -> tuple[npt.NDArray[np.bytes_], Sigs
             return None
     if not ((ends[:-1] == _COMMA).all() and ends[-1] == _CLOSE and _printable(rows[:, 1 : width + 1])):
         return None
-    values = _hex(rows[:, width + 4 : width + 20])
+    values = hex_values(rows[:, width + 4 : width + 20], 16)
     fields = np.dtype({"names": ["id"], "formats": [f"S{width}"], "offsets": [1], "itemsize": step})
     return None if values is None else (rows.reshape(-1).view(fields)["id"], values)  # no copy
 
@@ -220,39 +212,20 @@ def _plain(ids: Sequence[str], width: int) -> npt.NDArray[np.bytes_] | None:
     for start in range(0, len(ids), RUN):
         run = ids[start : start + RUN]
         joined = "".join(run)
-        if len(joined) != width * len(run) or not joined.isascii() or any(len(pid) != width for pid in run):
+        if any(len(pid) != width for pid in run) or not joined.isascii():
             return None
         out[start : start + len(run)] = np.frombuffer(joined.encode("ascii"), np.uint8).reshape(-1, width)
     return out.reshape(-1).view(f"S{width}") if _printable(out) else None
 
 
-_PLAIN = np.zeros(
-    256, np.bool_
-)  # bytes json.dumps writes as they are: no control character, '"', '\\', non-ASCII
+# the bytes json.dumps writes as they are: no control character, '"', '\\' or non-ASCII
+_PLAIN = np.zeros(256, np.bool_)
 _PLAIN[0x20:0x7F] = True
 _PLAIN[[_QUOTE, ord("\\")]] = False
 
 
 def _printable(raw: npt.NDArray[np.uint8]) -> bool:
     return all(bool(_PLAIN[raw[start : start + RUN]].all()) for start in range(0, raw.shape[0], RUN))
-
-
-_DIGIT = np.full(256, 255, np.uint8)
-_DIGIT[np.frombuffer(b"0123456789abcdef", np.uint8)] = np.arange(16, dtype=np.uint8)
-
-
-def _hex(raw: npt.NDArray[np.uint8]) -> Sigs | None:
-    """16 lowercase hex digits a row as their values, a run of rows at a time; None if one is not."""
-    out = np.zeros(raw.shape[0], np.uint64)
-    for start in range(0, raw.shape[0], RUN):
-        digits = _DIGIT[raw[start : start + RUN]]
-        if (digits == 255).any():
-            return None
-        part = out[start : start + RUN]
-        for column in range(16):
-            part <<= np.uint64(4)
-            part |= digits[:, column].astype(np.uint64)
-    return out
 
 
 def _strs(values: npt.NDArray[np.bytes_]) -> list[str]:
