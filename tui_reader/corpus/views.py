@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, KeysView, Mapping, Sequence
 from itertools import compress
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
 
-from tui_reader.corpus.strcol import U32, U64, StrColumn, hashes_of, same_strings
+from tui_reader.corpus.idruns import GrowingLookup
+from tui_reader.corpus.strcol import U32, U64, IdLookup, StrColumn, hashes_of, same_strings
 
 if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
@@ -168,6 +169,12 @@ class PaperTitles(_Papers):
 NONE = 0xFFFF_FFFF  # a file row that is no paper under its own id (folded, renamed, not merged yet)
 
 
+class _Filed(NamedTuple):
+    data: FileData
+    paper_of: U32 | None  # row -> paper (None: the one file as it is)
+    lookup: IdLookup | GrowingLookup  # rows by id: the parse cache's, or the rows parsed so far
+
+
 class IdIndex(Mapping[str, int]):
     """id -> paper. A large parsed file's papers are found through its own lookup (its rows by
     id hash, from the parse cache) and which paper each row became (none: one file as it is);
@@ -176,22 +183,31 @@ class IdIndex(Mapping[str, int]):
     def __init__(self, corpus: Corpus) -> None:
         self._corpus = corpus
         self._recent: dict[str, int] = {}
-        self._files: dict[int, tuple[FileData, U32 | None]] = {}  # file -> (its data, row -> paper)
+        self._files: dict[int, _Filed] = {}  # file -> (its data, row -> paper, rows by id)
         self._misses = 0  # look-ups the dict did not answer: past MISSES, every id goes in it
 
     # -- filling (Corpus.grow) ----------------------------------------------------------------
     def added(self, n: int, f: int, data: FileData, start: int, stop: int) -> None:
         """Rows start..stop of file f became papers n, n+1, ... (their ids none of the corpus's)."""
-        if data.lookup is None or len(data) < BULK:
+        if len(data) < BULK:
             self._recent.update(zip(data.ids[start:stop], range(n, n + stop - start), strict=True))
             return
-        _, paper_of = self._files.get(f, (data, None))
-        if paper_of is None or paper_of.size != len(data):
+        _, paper_of, lookup = self._files.get(f, (data, None, None))
+        if data.lookup is not None:
+            lookup, size = data.lookup, len(data)
+        else:  # still being parsed: its rows so far by hash (a dict of them: ~350 MB at 2.7M)
+            if not isinstance(lookup, GrowingLookup):
+                lookup = GrowingLookup()
+                lookup.add(data.ids[:start], 0)
+            lookup.add(data.ids[start:stop], start)
+            size = max(stop, 0 if paper_of is None else paper_of.size)
+            size = size if paper_of is None or paper_of.size >= stop else 2 * size
+        if paper_of is None or paper_of.size != size:
             before = paper_of if paper_of is not None else np.arange(n if f in self._files else 0)
-            paper_of = np.full(len(data), NONE, np.uint32)
-            paper_of[: before.size] = before[: len(data)]
+            paper_of = np.full(size, NONE, np.uint32)
+            paper_of[: before.size] = before[:size]
         paper_of[start:stop] = np.arange(n, n + stop - start, dtype=np.uint32)
-        self._files[f] = (data, paper_of)
+        self._files[f] = _Filed(data, paper_of, lookup)
 
     def put(self, pid: str, i: int) -> None:
         self._recent[pid] = i
@@ -200,11 +216,11 @@ class IdIndex(Mapping[str, int]):
         """Every file in: each large parsed file's papers found through its lookup (one file as
         it is needs nothing more), the dict keeping only the rest."""
         c = self._corpus
-        large = [f for f, data in enumerate(c.files) if data.lookup is not None and len(data) >= BULK]
+        large = {f: d.lookup for f, d in enumerate(c.files) if d.lookup is not None and len(d) >= BULK}
         if not large:
             return
         if plain(c):
-            self._files = {0: (c.files[0], None)}
+            self._files = {0: _Filed(c.files[0], None, large[0])}
             self._recent = {}
             return
         n = len(c._at)
@@ -215,11 +231,11 @@ class IdIndex(Mapping[str, int]):
         own[list(c._renamed)] = False
         files, rows = locs >> np.uint64(32), (locs & np.uint64(ROW)).astype(np.int64)
         filed = np.zeros(n, np.bool_)
-        for f in large:
+        for f, lookup in large.items():
             chosen = own & (files == f)
             paper_of = np.full(len(c.files[f]), NONE, np.uint32)
             paper_of[rows[chosen]] = chosen.nonzero()[0]
-            self._files[f] = (c.files[f], paper_of)
+            self._files[f] = _Filed(c.files[f], paper_of, lookup)
             filed |= chosen
         self._recent = {pid: i for pid, i in self._recent.items() if not filed[i]}
 
@@ -262,9 +278,9 @@ class IdIndex(Mapping[str, int]):
             return None
         n = len(self._corpus._at)
         out = []
-        for data, paper_of in self._files.values():
+        for data, paper_of, lookup in self._files.values():
             width = data.ids.width() if isinstance(data.ids, StrColumn) else None
-            if width is None:
+            if width is None or isinstance(lookup, GrowingLookup):
                 return None
             assert isinstance(data.ids, StrColumn)
             ours = np.frombuffer(data.ids.blob, np.uint8)
@@ -276,9 +292,8 @@ class IdIndex(Mapping[str, int]):
     def hashes_held(self, hashes: U64) -> npt.NDArray[np.bool_]:
         """Which of these id hashes some paper's id may have (compare the strings)."""
         held = np.zeros(hashes.size, np.bool_)
-        for data, _ in self._files.values():
-            assert data.lookup is not None
-            held |= data.lookup.among(hashes)
+        for filed in self._files.values():
+            held |= filed.lookup.among(hashes)
         if self._recent:
             held |= np.isin(hashes, hashes_of(self._recent))
         return held
@@ -298,9 +313,8 @@ class IdIndex(Mapping[str, int]):
             found = self._recent.get(pid)
             return default if found is None else found
         n = len(self._corpus._at)
-        for data, paper_of in list(self._files.values()):
-            assert data.lookup is not None
-            for r in data.lookup.candidates(pid):
+        for data, paper_of, lookup in list(self._files.values()):
+            for r in lookup.candidates(pid):
                 paper = r if paper_of is None else int(paper_of[r])
                 if paper < n and data.ids[r] == pid:
                     return paper
