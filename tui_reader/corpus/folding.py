@@ -95,12 +95,12 @@ def repeated(corpus: Corpus, data: FileData, start: int, stop: int) -> set[int]:
 
 def repeated_ids(corpus: Corpus, ids: Sequence[str]) -> set[int]:
     """Rows whose id an earlier row of the batch, or a paper, has already."""
-    index_of = corpus.index_of
-    if len(set(ids)) == len(ids) and not any(pid in index_of for pid in ids):
+    held = corpus.index_of.held(ids)
+    if len(set(ids)) == len(ids) and not any(held):
         return set()
     first = dict(zip(reversed(ids), range(len(ids) - 1, -1, -1), strict=True))  # id -> its row
     slow = set(range(len(ids))).difference(first.values())
-    slow.update(row for pid, row in first.items() if pid in index_of)
+    slow.update(row for row in first.values() if held[row])
     return slow
 
 

@@ -189,7 +189,7 @@ class IdIndex(Mapping[str, int]):
     # -- filling (Corpus.grow) ----------------------------------------------------------------
     def added(self, n: int, f: int, data: FileData, start: int, stop: int) -> None:
         """Rows start..stop of file f became papers n, n+1, ... (their ids none of the corpus's)."""
-        if len(data) < BULK:
+        if len(data) < BULK or self._misses > MISSES:  # (past MISSES: every id in the dict)
             self._recent.update(zip(data.ids[start:stop], range(n, n + stop - start), strict=True))
             return
         _, paper_of, lookup = self._files.get(f, (data, None, None))
@@ -217,7 +217,7 @@ class IdIndex(Mapping[str, int]):
         it is needs nothing more), the dict keeping only the rest."""
         c = self._corpus
         large = {f: d.lookup for f, d in enumerate(c.files) if d.lookup is not None and len(d) >= BULK}
-        if not large:
+        if not large or self._misses > MISSES:
             return
         if plain(c):
             self._files = {0: _Filed(c.files[0], None, large[0])}
@@ -312,13 +312,30 @@ class IdIndex(Mapping[str, int]):
             self._whole()
             found = self._recent.get(pid)
             return default if found is None else found
+        found = self._filed(pid)
+        return default if found is None else found
+
+    def _filed(self, pid: str) -> int | None:
         n = len(self._corpus._at)
         for data, paper_of, lookup in list(self._files.values()):
             for r in lookup.candidates(pid):
                 paper = r if paper_of is None else int(paper_of[r])
                 if paper < n and data.ids[r] == pid:
                     return paper
-        return default
+        return None
+
+    def held(self, ids: Sequence[str]) -> list[bool]:
+        """``pid in self`` for each of ``ids``, their hashes looked up at once and only a hit's
+        strings compared: a parse asks it of every row (not a miss each, nor a dict of all)."""
+        recent = self._recent
+        if not self._files:
+            return [pid in recent for pid in ids]
+        hashes = hashes_of(ids)
+        maybe = np.zeros(hashes.size, np.bool_)
+        for filed in self._files.values():
+            maybe |= filed.lookup.among(hashes)
+        pairs = zip(ids, maybe.tolist(), strict=True)
+        return [pid in recent or (m and self._filed(pid) is not None) for pid, m in pairs]
 
     def __getitem__(self, pid: str) -> int:
         found = self.get(pid)
