@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui_reader.corpus import outcomes, views
+from tui_reader.corpus import hexids, outcomes, views
 from tui_reader.corpus.corpus import Corpus, load_corpus
 
 JUNK = ["nope", "x" * 12, "\u00e9" * 12, "", "0" * 12, "abc", "f" * 16, 5, None]
@@ -134,8 +134,8 @@ def test_isin_is_set_membership(width: int, ours: list[str], theirs: list[str], 
     """Hex as integers or any bytes as bytes, a chunk at a time or whole: membership."""
     ours_w, theirs_w = [s[:width] for s in ours], [s[:width] for s in theirs] + [s[:width] for s in ours[:3]]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(views, "CHUNK", chunk)
-        found = views._isin(
+        mp.setattr(hexids, "CHUNK", chunk)
+        found = hexids.isin_ids(
             np.frombuffer("".join(theirs_w).encode(), np.uint8),
             np.frombuffer("".join(ours_w).encode(), np.uint8),
             width,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, overload
 import numpy as np
 import numpy.typing as npt
 
+from tui_reader.corpus.hexids import isin_ids
 from tui_reader.corpus.idruns import GrowingLookup
 from tui_reader.corpus.strcol import U32, U64, IdLookup, StrColumn, hashes_of, same_strings
 
@@ -266,7 +267,7 @@ class IdIndex(Mapping[str, int]):
             alike = left & (lengths == width)
             if alike.any():
                 joined = "".join(compress(pending, alike.tolist())).encode("ascii")
-                found = _isin(np.frombuffer(joined, np.uint8), ours, width)
+                found = isin_ids(np.frombuffer(joined, np.uint8), ours, width)
                 left[np.flatnonzero(alike)[found]] = False
         return set(compress(pending, left.tolist()))
 
@@ -355,46 +356,6 @@ class IdIndex(Mapping[str, int]):
 
 def _ascii_len(x: object) -> int:
     return len(x) if isinstance(x, str) and x.isascii() else -1  # -1: no fixed-width id
-
-
-_NIBBLE = np.full(256, 255, np.uint8)
-_NIBBLE[np.frombuffer(b"0123456789abcdef", np.uint8)] = np.arange(16, dtype=np.uint8)
-
-
-def _isin(theirs: npt.NDArray[np.uint8], ours: npt.NDArray[np.uint8], width: int) -> npt.NDArray[np.bool_]:
-    """Which of ``theirs`` (strings of ``width`` bytes, end to end) are among ``ours``: as exact
-    64-bit integers when both are lowercase hex of at most 16 digits (the ids), else as bytes."""
-    if width <= 16:
-        ka, kb = hex_values(theirs, width), hex_values(ours, width)
-        if ka is not None and kb is not None:
-            return _among(ka, kb)
-    return _among(theirs.view(f"S{width}"), ours.view(f"S{width}"))
-
-
-CHUNK = 1 << 16  # ids turned into integers at once (a 2.7M whole as one needs ~700 MB of temporaries)
-
-
-def hex_values(raw: npt.NDArray[np.uint8], width: int) -> U64 | None:
-    """Strings of ``width`` (<= 16) lowercase hex digits, end to end or one a row, as their exact
-    values, a chunk at a time; None if one is not hex (the index's manifest reads ids so too)."""
-    rows = raw.reshape(-1, width)
-    shifts = np.arange(width - 1, -1, -1, dtype=np.uint64) * np.uint64(4)
-    out = np.empty(rows.shape[0], np.uint64)
-    for start in range(0, rows.shape[0], CHUNK):
-        nibbles = _NIBBLE[rows[start : start + CHUNK]]
-        if (nibbles == 255).any():
-            return None
-        out[start : start + CHUNK] = (nibbles.astype(np.uint64) << shifts).sum(axis=1, dtype=np.uint64)
-    return out
-
-
-def _among(theirs: npt.NDArray[Any], ours: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
-    """np.isin by sorting ours once (np.isin hashes: several times slower here)."""
-    if not ours.size:
-        return np.zeros(theirs.size, np.bool_)
-    ours = np.sort(ours)
-    at = np.searchsorted(ours, theirs).clip(0, ours.size - 1)
-    return ours[at] == theirs  # type: ignore[no-any-return]
 
 
 class _Keys(KeysView[str]):

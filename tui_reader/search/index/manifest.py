@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from tui_reader.corpus.views import hex_values
+from tui_reader.corpus.hexids import hex_values
 
 if TYPE_CHECKING:
     from pathlib import Path
