@@ -171,8 +171,12 @@ async def test_20k_papers_browse_while_indexing(make_app: MakeApp, tmp_path: Pat
         if screen.searcher is None:  # still indexing: browsing works, search says when it starts
             assert "index: " in status and "ready" not in status
             await pilot.press("slash", *"marker19999")
-            await pilot.pause(0.3)
-            info = str(screen.query_one("#search-info", Static).visual)
+            info = ""
+            for _ in range(100):  # the titles' scan answers in a worker (a loaded machine: later)
+                await pilot.pause(0.1)
+                info = str(screen.query_one("#search-info", Static).visual)
+                if screen.searcher is not None or "until the index is ready" in info:
+                    break
             if screen.searcher is None:  # the build (a few seconds) may have finished meanwhile
                 assert "until the index is ready" in info  # the titles' scan, labelled as such
             else:

@@ -284,7 +284,8 @@ def test_a_search_uses_the_complete_old_index_while_another_rebuilds(tmp_path: P
     index.close()
     rewrite(export, seed_text(OLD + NEW))  # stale: the other process is updating it
     with _hold_build_lock(index):
-        found = cli("search", "oldword3", str(folder), cwd=tmp_path, timeout=60)
+        # no time limit: on a loaded machine the 1.5 s one can stop it before its first hit
+        found = cli("search", "--time-limit", "0", "oldword3", str(folder), cwd=tmp_path, timeout=60)
     assert found.returncode == 0, found.stderr
     assert "A study of oldword3" in found.stdout
     assert "another tui-reader is updating the search index: searching the previous one" in found.stderr
