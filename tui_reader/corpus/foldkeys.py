@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tui_reader.corpus.folding import identities, identity_of
+from tui_reader.corpus.idruns import interleaved
 
 if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
@@ -45,18 +46,9 @@ class _Run:
     locs: npt.NDArray[np.uint64]  # the record (file << 32 | row) whose identity gave the key
 
     def then(self, newer: _Run) -> _Run:
-        """The two runs as one, this (older) one's entries first within a hash: placed by where
-        the newer ones fall, not sorted again (a sort's indexes cost ~3x the run at 2.7M)."""
-        at = np.searchsorted(self.hashes, newer.hashes, "right") + np.arange(newer.hashes.size)
-        older = np.ones(self.hashes.size + newer.hashes.size, np.bool_)
-        older[at] = False
+        """The two runs as one, this (older) one's entries first within a hash."""
         pairs = ((self.hashes, newer.hashes), (self.papers, newer.papers), (self.locs, newer.locs))
-        out = []
-        for mine, theirs in pairs:
-            both = np.empty(older.size, mine.dtype)
-            both[older], both[at] = mine, theirs
-            out.append(both)
-        return _Run(*out)
+        return _Run(*interleaved(self.hashes, newer.hashes, pairs))
 
 
 class FoldKeys:

@@ -9,6 +9,7 @@ like size are merged (a handful however many rows), 12 bytes a row.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -57,13 +58,22 @@ class GrowingLookup:
 
 
 def _merged(older: tuple[U64, U32], newer: tuple[U64, U32]) -> tuple[U64, U32]:
-    """Two runs as one, the older one's rows first within a hash: the newer entries placed by
-    where they fall, not sorted again."""
-    at = np.searchsorted(older[0], newer[0], "right") + np.arange(newer[0].size)
-    mine = np.ones(older[0].size + newer[0].size, np.bool_)
-    mine[at] = False
-    hashes = np.empty(mine.size, np.uint64)
-    rows = np.empty(mine.size, np.uint32)
-    hashes[mine], hashes[at] = older[0], newer[0]
-    rows[mine], rows[at] = older[1], newer[1]
+    hashes, rows = interleaved(older[0], newer[0], [(older[0], newer[0]), (older[1], newer[1])])
     return hashes, rows
+
+
+def interleaved(
+    older: U64, newer: U64, columns: Sequence[tuple[npt.NDArray[Any], npt.NDArray[Any]]]
+) -> list[npt.NDArray[Any]]:
+    """Two runs sorted by hash (``older``, ``newer``) as one, each (older, newer) pair of
+    ``columns`` joined alike, the older run's entries first within a hash: the newer entries
+    placed by where they fall, not sorted again (a sort's indexes cost ~3x the run at 2.7M)."""
+    at = np.searchsorted(older, newer, "right") + np.arange(newer.size)
+    mine = np.ones(older.size + newer.size, np.bool_)
+    mine[at] = False
+    out = []
+    for theirs, ours in columns:
+        both = np.empty(mine.size, theirs.dtype)
+        both[mine], both[at] = theirs, ours
+        out.append(both)
+    return out

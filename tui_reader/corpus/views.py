@@ -201,8 +201,7 @@ class IdIndex(Mapping[str, int]):
                 lookup = GrowingLookup()
                 lookup.add(data.ids[:start], 0)
             lookup.add(data.ids[start:stop], start)
-            size = max(stop, 0 if paper_of is None else paper_of.size)
-            size = size if paper_of is None or paper_of.size >= stop else 2 * size
+            size = stop if paper_of is None else paper_of.size if paper_of.size >= stop else 2 * stop
         if paper_of is None or paper_of.size != size:
             before = paper_of if paper_of is not None else np.arange(n if f in self._files else 0)
             paper_of = np.full(size, NONE, np.uint32)
