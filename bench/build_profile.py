@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     os.environ["XDG_CACHE_HOME"] = str(args.cache / "cache")
     os.environ["XDG_DATA_HOME"] = str(args.cache / "data")
-    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.corpus.loading import load_corpus
     from tui_reader.search.index.persistent import SearchIndex
 
     t0 = time.perf_counter()

@@ -169,7 +169,7 @@ def enter(corpus_path: Path, keep: Path, per_kind: int, seed: int, titles: int =
     kind; Enter's answers (hits and totals) checked equal."""
     from bench import measures
     from bench.report import percentile
-    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.corpus.loading import load_corpus
     from tui_reader.search import Searcher
 
     measures.use_cache(keep / "cache")
@@ -303,7 +303,7 @@ def built(corpus_path: Path, cache: Path, per_kind: int, titles: int, seed: int)
     from bench.report import percentile
 
     measures.use_cache(cache)
-    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.corpus.loading import load_corpus
     from tui_reader.search import Searcher, SearchIndex
     from tui_reader.search.query.modes import SearchMode
 
@@ -371,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from whoosh.codec.whoosh3 import W3Codec
 
-    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.corpus.loading import load_corpus
     from tui_reader.search.fast import blocks_np
     from tui_reader.search.fast.codec import NpCodec
     from tui_reader.search.index.schema import document

@@ -78,7 +78,7 @@ def rows(searcher: Searcher) -> list[Row]:
 
 
 def main(argv: list[str]) -> int:
-    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.corpus.loading import load_corpus
     from tui_reader.search.index.persistent import SearchIndex
 
     corpus = load_corpus([Path(p) for p in argv] or None)

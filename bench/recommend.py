@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from bench.report import Budget, Row, Summary
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search import Searcher, SearchIndex, SearchMode
 from tui_reader.search import recommendations as recommend
 

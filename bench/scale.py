@@ -89,7 +89,7 @@ def one_size(
     kept: Path | None = None,
     built: Path | None = None,
 ) -> dict[str, object]:
-    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.corpus.loading import load_corpus
     from tui_reader.search import Searcher, SearchIndex
 
     folder = workdir / f"n{size}"

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from bench import bookmarks_store, hostile, launch, manyfiles, measures, profiling, queries, recall, tui
 from bench.engines import Fts5, Grep
 from bench.report import Budget, Row, Summary
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.searcher import Searcher
 

@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 from bench.report import Budget, Row, Summary
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.library.sorting import SortColumns, arrange
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.ordering import Order

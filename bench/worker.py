@@ -26,7 +26,7 @@ def peak_rss_mb() -> dict[str, float]:
 
 
 def parse(corpus_path: str) -> dict[str, object]:
-    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.corpus.loading import load_corpus
 
     started = time.perf_counter()
     corpus = load_corpus([corpus_path])
@@ -35,7 +35,7 @@ def parse(corpus_path: str) -> dict[str, object]:
 
 
 def build(corpus_path: str, rebuild: bool) -> dict[str, object]:
-    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.corpus.loading import load_corpus
     from tui_reader.search.index.persistent import SearchIndex
 
     started = time.perf_counter()

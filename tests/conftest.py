@@ -12,7 +12,8 @@ import pytest
 from hypothesis import settings
 from support import SEED_FILES
 
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.searcher import Searcher
 

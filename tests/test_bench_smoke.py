@@ -37,7 +37,7 @@ def test_query_translations() -> None:
 
 def test_prefix_queries(tmp_path: Path) -> None:
     corpus_file = corpusgen.write(tmp_path / "p.jsonl", 80)
-    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.corpus.loading import load_corpus
 
     corpus = load_corpus([corpus_file], use_cache=False)
     qs = queries.build(corpus, 10, 2)
@@ -83,7 +83,7 @@ def test_query_set_is_seed_stable(tmp_path: Path) -> None:
     corpus = corpusgen.write(tmp_path / "q.jsonl", 80)
     code = (
         "import json, sys; from bench import queries; "
-        "from tui_reader.corpus.corpus import load_corpus; "
+        "from tui_reader.corpus.loading import load_corpus; "
         "c = load_corpus([sys.argv[1]], use_cache=False); "
         "print(json.dumps(queries.build(c, 10, 3).queries))"
     )

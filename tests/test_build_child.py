@@ -15,7 +15,8 @@ import whoosh.index
 from whoosh.qparser import QueryParser
 
 from bench import corpusgen
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.index import isolated
 from tui_reader.search.index.persistent import SearchIndex
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from support import SEED_FILES, run_cli, run_cli_many
 
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.library.bookmarks import BookmarkStore
 from tui_reader.library.citekeys import key_base
 from tui_reader.search.index.persistent import SearchIndex
@@ -520,3 +521,25 @@ def test_search_filters_by_the_users_tags_and_bookmarks(
     assert [h["id"] for h in json.loads(tagged.stdout)["hits"]] == [graph[0]]
     assert {h["id"] for h in json.loads(marked.stdout)["hits"]} == {graph[0], graph[1]}
     assert json.loads(unused.stdout)["total"] == 0 and "no paper is tagged 'nosuch'" in unused.stderr
+
+
+@pytest.mark.usefixtures("warm")
+def test_a_search_stopped_at_its_limit_is_asked_again_as_the_reader_does(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A loaded machine can stop even a tiny search at 1.5 s: the command line then asks again
+    for up to PATIENT_LIMIT, as the reader's Enter does, and gives the exact answer."""
+    from tui_reader import cli
+
+    def search(*extra: str) -> dict[str, object]:
+        assert cli.main(["search", "graph", "--json", *extra]) == 0
+        return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr("tui_reader.search.searcher.TIME_LIMIT", -1.0)  # passed at the first check
+    monkeypatch.setattr("tui_reader.search.TIME_LIMIT", -1.0, raising=False)
+    patient = search()
+    assert patient["total"] == 3 and patient["total_exact"] is True and patient["stopped"] is None
+    monkeypatch.setattr("tui_reader.search.query.modes.PATIENT_LIMIT", -1.0)
+    monkeypatch.setattr("tui_reader.search.PATIENT_LIMIT", -1.0, raising=False)
+    stopped = search()
+    assert stopped["total_exact"] is False and stopped["stopped"] == "time"

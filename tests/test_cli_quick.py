@@ -18,7 +18,7 @@ import pytest
 from support import run_cli
 
 from tui_reader import paths
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.library.arrivals import ArrivalStore, collection_file
 from tui_reader.library.bookmarks import BookmarkStore
 from tui_reader.library.migrate_ids import IDS_VERSION, KEY

@@ -12,7 +12,7 @@ import recommend_fixture as fx
 from support import run_cli
 
 from tui_reader import paths
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.library.bookmarks import BookmarkStore
 from tui_reader.library.reading import ReadStore
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from support import run_cli
 
 from tui_reader import paths
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.library.arrivals import collection_file
 from tui_reader.library.inbox import open_timeline
 from tui_reader.library.saved import SavedSearches

@@ -13,7 +13,7 @@ from textual.widgets import Static
 from tui_reader.app.app import ReaderApp
 from tui_reader.app.screens.main import MainScreen
 from tui_reader.corpus import outcomes
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.strcol import StrColumn
 from tui_reader.corpus.views import BULK
 

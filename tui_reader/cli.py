@@ -42,8 +42,9 @@ from tui_reader.cli_related import add_parser as add_related_parser
 from tui_reader.cli_related import run as run_related
 from tui_reader.cli_saved import add_parser as add_saved_parser
 from tui_reader.cli_saved import run_inbox, run_saved
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.formats import CorpusError
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.text import clean_label
 from tui_reader.errors import CacheUnusable, IndexBusy, IndexDamaged
 from tui_reader.library.jsonstore import ReadOnlyStore
@@ -117,7 +118,8 @@ def build_sub_parser() -> argparse.ArgumentParser:
         "--time-limit",
         type=seconds,
         metavar="SECONDS",
-        help="stop a costly search after this long, with a lower-bound count (default 1.5; 0: never)",
+        help="stop a costly search after this long, with a lower-bound count (default: 1.5, and a search "
+        "stopped then is asked again for up to 30, as the reader does; 0: never)",
     )
     p = sub.add_parser("index", help="build or update the search index")
     _add_common(p)
@@ -208,7 +210,7 @@ def _filter_sets(args: argparse.Namespace) -> dict[str, frozenset[str]] | None:
 
 
 def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
-    from tui_reader.search import TIME_LIMIT, SearchMode
+    from tui_reader.search import PATIENT_LIMIT, TIME_LIMIT, SearchMode
 
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
@@ -219,7 +221,10 @@ def cmd_search(args: argparse.Namespace, corpus: Corpus) -> int:
     sets = _filter_sets(args)
 
     def ask(searcher: Searcher) -> SearchResult:
-        return searcher.search(args.query, SearchMode.ENTER, args.limit, time_limit=seconds, sets=sets)
+        result = searcher.search(args.query, SearchMode.ENTER, args.limit, time_limit=seconds, sets=sets)
+        if result.stopped == "time" and args.time_limit is None:  # asked again, as the reader does
+            result = searcher.search(args.query, SearchMode.ENTER, args.limit, PATIENT_LIMIT, sets)
+        return result
 
     result = answered(corpus, ask, quiet=args.json)
     if result.notice:

@@ -18,7 +18,7 @@ from tui_reader.app.app import ReaderApp
 def _seeds_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bundled seeds' parse cache and index, built once per worker: most tests open the
     seeds, and each gets a copy of these in its own cache folder (its own files to change)."""
-    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.corpus.loading import load_corpus
     from tui_reader.search.index.persistent import SearchIndex
 
     cache = tmp_path_factory.mktemp("seeds-cache")

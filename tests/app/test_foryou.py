@@ -16,7 +16,7 @@ from textual.widgets._toast import Toast
 from tui_reader.app.app import ReaderApp
 from tui_reader.app.screens.foryou import ForYouScreen, TagChoice
 from tui_reader.app.screens.main import MainScreen
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.library.bookmarks import BookmarkStore
 
 MakeApp = Callable[..., ReaderApp]

@@ -21,7 +21,7 @@ from tui_reader.app.app import ReaderApp
 from tui_reader.app.screens import loading as main_screen
 from tui_reader.app.screens.main import MainScreen
 from tui_reader.corpus import parse_cache
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 
 MakeApp = Callable[..., ReaderApp]
 BATCH = 8  # rows per batch in these tests

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tui_reader.app.model import Restriction, View
 from tui_reader.app.screens.answers import TITLES, Ask, answer
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.titlescan import scan
 from tui_reader.library.sorting import SortColumns
 

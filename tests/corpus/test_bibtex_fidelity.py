@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.formats.latex import to_text
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.paper import Paper
 from tui_reader.corpus.text import normalise, normalise_inline
 

@@ -13,7 +13,8 @@ import pytest
 from tui_reader import paths
 from tui_reader.corpus import folding, outcomes, views
 from tui_reader.corpus import meta as cache_meta
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.meta import MAGIC, FileData
 
 BULK = 1024  # views.BULK (4096) patched down: the same switch at a quarter of the rows

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.formats import common, encoding
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.paper import Paper
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "formats"

@@ -8,7 +8,8 @@ from pathlib import Path
 from support import SEED_FILES
 
 from tui_reader import paths
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 
 NEW_PARAGRAPH = "Zygomorphic flibbertigibbet quantisation makes sparse transformers faster."
 

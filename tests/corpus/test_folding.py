@@ -10,10 +10,11 @@ from support import SEED_FILES, seed_paragraphs
 
 from tui_reader.corpus import folding
 from tui_reader.corpus.columns import title_only
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.folding import identities, identity_of
 from tui_reader.corpus.formats import make_paper
 from tui_reader.corpus.formats.common import key
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.outcomes import encode as _encode
 from tui_reader.corpus.paper import Paper, paper_id
 from tui_reader.corpus.parse_cache import FileData

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from pylatexenc.latexencode import unicode_to_latex
 
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.formats import bibtex, common, discover
 from tui_reader.corpus.formats.latex import to_text
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.paper import Paper, paper_id
 from tui_reader.corpus.text import normalise
 

@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tui_reader.corpus import idruns, outcomes, parse_cache, strcol, views
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.idruns import GrowingLookup
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.strcol import hashes_of
 
 IDS = st.text("abc", min_size=1, max_size=3)  # few distinct ids: repeats within and across chunks

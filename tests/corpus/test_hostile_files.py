@@ -23,8 +23,9 @@ import pytest
 from support import SEED_FILES, run_cli, seed_paragraphs
 
 from tui_reader import paths
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.formats import common
+from tui_reader.corpus.loading import load_corpus
 
 # The raw bytes a terminal obeys: ESC, BEL, 8-bit CSI, and C1 in general.
 RAW = ("\x1b", "\x07", "\x9b", "\x90", "\x9d")

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from support import SEED_FILES, SEEDS, seed_paragraphs
 
-from tui_reader.corpus.corpus import load_corpus
 from tui_reader.corpus.formats import CorpusError, discover
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.paper import paper_id
 from tui_reader.corpus.text import normalise
 

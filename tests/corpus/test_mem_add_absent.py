@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tui_reader.corpus import hexids, outcomes, views
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 
 JUNK = ["nope", "x" * 12, "\u00e9" * 12, "", "0" * 12, "abc", "f" * 16, 5, None]
 

@@ -14,8 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tui_reader.corpus import corpus as corpus_module
-from tui_reader.corpus import foldkeys, outcomes
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus import foldkeys, merged, outcomes
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 
 
 def _record(i: int, doi: str = "", text: int | None = None) -> dict[str, object]:
@@ -85,6 +86,7 @@ def _both(
 @pytest.fixture(autouse=True)
 def _one_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(outcomes.WORKERS_ENV, "1")
+    monkeypatch.setattr(merged, "REPLAY", False)  # every load merges (a replay has no fold keys)
 
 
 @pytest.mark.parametrize("collide", [False, True])

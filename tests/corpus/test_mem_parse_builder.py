@@ -88,7 +88,7 @@ def _lines() -> list[str]:
 
 
 def _state(data: FileData) -> tuple[object, ...]:
-    meta = parse_cache._meta_path(data.path).read_bytes()
+    meta = parse_cache.meta_path(data.path).read_bytes()
     head_end = len(MAGIC) + 8 + int.from_bytes(meta[len(MAGIC) : len(MAGIC) + 8], "little")
     rows_name = data.rows.path.name if data.rows.path else ""
     rows = data.rows.path.read_bytes() if data.rows.path else b""
@@ -128,7 +128,7 @@ def test_a_parse_gives_what_the_lists_gave(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setattr(parse_cache, "STREAM_SECONDS", 0.0)
     now_seen: list[object] = []
     now = _loads(tmp_path / "papers.jsonl", now_seen)
-    shutil.rmtree(parse_cache._meta_path(tmp_path / "papers.jsonl").parent)
+    shutil.rmtree(parse_cache.meta_path(tmp_path / "papers.jsonl").parent)
     monkeypatch.setattr(parse_cache, "StrBuilder", list)  # the parse as it was: lists of str
     old_seen: list[object] = []
     old = _loads(tmp_path / "papers.jsonl", old_seen)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.formats.arxiv import journal_name
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.paper import Paper
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "formats"

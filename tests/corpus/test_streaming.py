@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from tui_reader import paths
-from tui_reader.corpus import parse_cache
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus import merged, parse_cache
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.titles import uniquify
 
 
@@ -127,11 +128,24 @@ def test_streamed_load_ends_as_a_plain_load(collection: Path, small_batches: Non
         assert abstracts == [streamed.paper(i).abstract for i in range(count)]
 
 
-def test_a_cached_collection_reports_file_by_file(collection: Path, small_batches: None) -> None:
+def test_a_cached_collection_reports_file_by_file(
+    collection: Path, small_batches: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(merged, "REPLAY", False)  # merged afresh, from the parse caches
     load_corpus([collection])
     counts: list[int] = []
     corpus = load_corpus([collection], on_batch=lambda c, n: counts.append(n))
     assert counts == sorted(counts) and len(counts) == 3 and counts[-1] == len(corpus)
+
+
+def test_a_replayed_collection_reports_once_whole(collection: Path, small_batches: None) -> None:
+    """Replayed from its journal, the collection is told once it is all in (a replay that
+    stopped midway merges afresh, and the reader must not have listed the papers of the first)."""
+    first = load_corpus([collection])
+    counts: list[int] = []
+    corpus = load_corpus([collection], on_batch=lambda c, n: counts.append(n))
+    assert corpus.replayed and not first.replayed
+    assert counts == [len(corpus)] == [len(first)]
 
 
 def test_an_exception_from_on_batch_stops_the_load_and_leaves_no_temp_file(

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.titles import MAX_TITLE, make_title, uniquify
 
 

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tui_reader.corpus.corpus import load_corpus
 from tui_reader.corpus.formats import make_paper
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.venues import VENUES, split_venue, venue_label, venue_terms
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.searcher import Searcher

@@ -24,7 +24,7 @@ from fuzzing import (
 from hypothesis import strategies as st
 
 from bench import corpusgen
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.paper import Paper
 
 

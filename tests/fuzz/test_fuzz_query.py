@@ -16,7 +16,7 @@ import pytest
 from fuzzing import SEEDS, no_hang, run, tally
 from hypothesis import strategies as st
 
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.errors import IndexDamaged
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.query import querytext

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fuzzing import url_problem
 
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.searcher import Searcher, SearchMode, SearchResult
 
 

@@ -145,7 +145,7 @@ def test_the_format_fixtures_as_the_tools_write_them_compile_both_ways(tmp_path:
     EndNote, Scopus, a thesis .bib, GBK, UTF-16...), opened and exported whole: pdflatex + bibtex
     and biblatex + biber set it without an error (its fields written back verbatim included)."""
     need("pdflatex", "bibtex", "biber", sty="biblatex.sty")
-    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.corpus.loading import load_corpus
     from tui_reader.library.export import export_papers
 
     formats = Path(__file__).resolve().parent.parent / "fixtures" / "formats"

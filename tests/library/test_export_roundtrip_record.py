@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from export_fixtures import ARTICLE, BOOK, CHAPTER, LIBRARY, THESIS
 
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.paper import Paper
 from tui_reader.library.bookmarks import BookmarkStore
 from tui_reader.library.citation import bibtex

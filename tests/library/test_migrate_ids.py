@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from support import run_cli
 
 from tui_reader import paths
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.paper import paper_id
 from tui_reader.library.arrivals import ArrivalStore, collection_file, only_listed
 from tui_reader.library.bookmarks import BookmarkStore

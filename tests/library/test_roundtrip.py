@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.paper import Paper
 from tui_reader.library.bookmarks import BookmarkStore
 from tui_reader.library.export import export

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.library.arrivals import ArrivalStore
 from tui_reader.library.inbox import Timeline, all_new, count, new_first, open_timeline
 from tui_reader.library.saved import SavedSearch

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from support import SEEDS
 
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.index.analysis import FastFoldAnalyzer, FastStemAnalyzer, fold_chain, stem_chain
 
 TRICKY = [

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from bench import corpusgen
 from tui_reader.app.progress import OverallProgress
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.index.persistent import SearchIndex
 
 

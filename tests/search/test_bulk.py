@@ -9,7 +9,8 @@ import whoosh.index
 from support import SEEDS
 
 from bench import corpusgen
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.index.build import bulk, codec, merge, plan, transport
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.index.schema import document, make_schema

@@ -231,7 +231,7 @@ def test_deletions_read_the_same(tmp_path: Path, docs: list[dict[str, Any]]) -> 
 
 
 def test_project_schema_on_the_seeds(tmp_path: Path) -> None:
-    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.corpus.loading import load_corpus
     from tui_reader.search.index.schema import document, make_schema
 
     corpus_ = load_corpus(use_cache=False)

@@ -11,7 +11,7 @@ from whoosh.query import Every
 
 from bench import corpusgen
 from tui_reader.corpus.columns import columns
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.facets import facets
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.query import querytext

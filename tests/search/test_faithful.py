@@ -16,7 +16,7 @@ import pytest
 from support import run_cli_many
 
 from bench import corpusgen
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.fast import score
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.query import caps, completion, querytext, terms

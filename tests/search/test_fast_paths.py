@@ -18,7 +18,8 @@ import whoosh.index
 from whoosh import query
 
 from bench import corpusgen
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.fast import bounds, score
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.index.schema import document, make_schema

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tui_reader import paths
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.fast import health
 from tui_reader.search.fast import selfcheck as check
 from tui_reader.search.index.persistent import SearchIndex

@@ -14,7 +14,8 @@ from support import SEED_FILES
 
 from tui_reader import paths
 from tui_reader.atomic import file_lock
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.errors import CacheUnusable, IndexDamaged
 from tui_reader.search.index import build as build_package
 from tui_reader.search.index import leftovers

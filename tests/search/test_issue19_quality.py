@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 from whoosh import query
 
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.fast import score, selfcheck
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.query import querytext

@@ -19,7 +19,8 @@ import pytest
 from whoosh import query, sorting
 
 from bench import corpusgen
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.library.sorting import SortColumns, arrange
 from tui_reader.search import ordering, subsets
 from tui_reader.search import searcher as searcher_module

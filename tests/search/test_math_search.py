@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.index.analysis import FastFoldAnalyzer, FastStemAnalyzer, fold_chain, stem_chain
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.searcher import Searcher, match_spans

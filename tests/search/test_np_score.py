@@ -221,7 +221,7 @@ def searchers(tmp_path_factory: pytest.TempPathFactory) -> Any:
     import whoosh.index
 
     from bench import corpusgen
-    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.corpus.loading import load_corpus
     from tui_reader.search.index.persistent import SearchIndex
     from tui_reader.search.index.schema import document, make_schema
     from tui_reader.search.searcher import Searcher

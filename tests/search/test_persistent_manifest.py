@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from support import SEED_FILES
 
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.index import manifest as module
 from tui_reader.search.index.manifest import compare, doc_sig, docs_json, signatures
 from tui_reader.search.index.persistent import SearchIndex

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench.sections import readme_queries
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.query import querytext
 from tui_reader.search.searcher import Searcher

@@ -10,7 +10,8 @@ import pytest
 import recommend_fixture as fx
 from whoosh import query
 
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search import Searcher, SearchIndex
 from tui_reader.search.recommend import (
     MIN_POSITIVES,

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.draft import parse_draft, read_draft
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.library.cited import resolve
 from tui_reader.search import Searcher, SearchIndex
 from tui_reader.search.related import NUMTERMS, key_terms, like_query, related

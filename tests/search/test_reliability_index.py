@@ -19,8 +19,8 @@ import pytest
 
 from tui_reader.atomic import file_lock
 from tui_reader.corpus import outcomes, parse_cache
-from tui_reader.corpus.corpus import load_corpus
 from tui_reader.corpus.formats import file_signature
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.index import leftovers
 from tui_reader.search.index.persistent import SearchIndex, UpdateReport
 from tui_reader.search.searcher import Searcher
@@ -163,7 +163,7 @@ READER_INDEX = """
 import resource, sys
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, ({limit}, hard))
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.searcher import Searcher
 corpus = load_corpus([sys.argv[1]])
@@ -207,7 +207,7 @@ def test_more_files_than_the_descriptor_limit_in_the_readers_index(tmp_path: Pat
 # -- item 7: build workers outliving their parent --------------------------------------------------
 BUILD_THEN_HANG = """
 import os, sys, time
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.index.persistent import SearchIndex
 
 def children():

@@ -9,7 +9,8 @@ import pytest
 from whoosh import query
 
 from bench import corpusgen
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.fast import npleaf, score
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.searcher import Searcher

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 import pytest
 from support import SEED_FILES
 
-from tui_reader.corpus.corpus import Corpus, load_corpus
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.highlight import stem
 from tui_reader.search.index.analysis import stem_analyzer
 from tui_reader.search.index.persistent import SearchIndex

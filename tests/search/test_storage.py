@@ -12,7 +12,7 @@ import whoosh.index
 from whoosh import query
 from whoosh.filedb.structfile import BufferFile
 
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.index.storage import MappedFile, MappedStorage
 

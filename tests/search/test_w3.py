@@ -10,7 +10,7 @@ import pytest
 import whoosh.index
 from whoosh import query
 
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.search.fast import blocks_np, fastcheck, health, score, selfcheck, w3
 from tui_reader.search.fast import selfcheck as check
 from tui_reader.search.index.build import BulkBuild, BulkUnsupported, merge

@@ -8,26 +8,21 @@ built on demand from its file's rows; a paper costs ~8 bytes here (its record's 
 from __future__ import annotations
 
 import hashlib
-import math
-import os
-import time
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
-from tui_reader import paths
-from tui_reader.corpus import parse_cache
+from tui_reader.corpus import merged
 from tui_reader.corpus.folding import build_aliases, identities, repeated
 from tui_reader.corpus.folding import identity_of as _identity
 from tui_reader.corpus.folding import other_id as _other_id
 from tui_reader.corpus.foldkeys import FoldKeys, fold_keys
-from tui_reader.corpus.formats import discover, shown
 from tui_reader.corpus.identity import Identity, conflict, merge, same_work
 from tui_reader.corpus.paper import Paper
-from tui_reader.corpus.parse_cache import FileData, Rows, load_file, sweep
+from tui_reader.corpus.parse_cache import FileData
 from tui_reader.corpus.text import clean_label
 from tui_reader.corpus.titles import uniquify
 from tui_reader.corpus.views import ROW, IdIndex, PaperIds, PaperTitles
@@ -50,6 +45,8 @@ class Corpus:
         self._dups: dict[str, list[int]] = {}  # papers given a new id: their records' id was taken
         self._keys: FoldKeys | None = None  # fold keys -> paper, once a second file comes
         self._aliases: dict[str, int] | None = None  # old ids -> paper, built when first asked
+        self.decided: list[array[int]] = []  # per file: (row, paper or -1) of each row not bulk (merged.py)
+        self.replayed = False  # merged as a journal said, not afresh
         self.ids: PaperIds = PaperIds(self)
         self.titles: PaperTitles = PaperTitles(self)
         self.index_of: IdIndex = IdIndex(self)
@@ -71,6 +68,7 @@ class Corpus:
         if f == len(self.files):
             self.files.append(data)
             self._merged.append(0)
+            self.decided.append(array("q"))
         elif len(data) >= self._merged[f]:  # the file parsed again (the cache filled up): same rows
             self.files[f] = data
         else:
@@ -97,8 +95,29 @@ class Corpus:
         for p in [*sorted(slow), count]:
             self._append(f, start + done, start + p, data, idents[done:p] if idents else None)
             if p < count:
-                self._add(f, start + p, data, idents[p] if idents else None)
+                at = self._add(f, start + p, data, idents[p] if idents else None)
+                self.decided[f].extend((start + p, at))
             done = p + 1
+
+    def replay(self, f: int, data: FileData, ops: merged.Ops) -> None:
+        """File f (the next one, whole) merged as the journal says: the rows between its ops in
+        bulk, each op's row folded into its paper or added as a new one, as ``_merge`` did.
+        Raises ValueError for a decision naming a paper not listed yet (a journal not this one's)."""
+        assert f == len(self.files)
+        self.files.append(data)
+        self._merged.append(len(data))
+        self.decided.append(array("q", ops.ravel().tolist()))
+        done = 0
+        for r, at in ops.tolist():
+            self._append(f, done, r, data, None)
+            if at >= len(self._at):
+                raise ValueError("the journal folds into a paper not listed yet")
+            if at >= 0:
+                self._fold(at, f, r, data)
+            else:
+                self._new(f, r, data, None)
+            done = r + 1
+        self._append(f, done, len(data), data, None)
 
     def _shared(self, f: int, idents: list[Identity] | None) -> set[int]:
         """The rows (of these identities) with a fold key another file's paper has."""
@@ -128,9 +147,9 @@ class Corpus:
         """Paper i has a record from a file other than f (fold keys only join files)."""
         return any(loc >> 32 != f for loc in self._locs(i))
 
-    def _add(self, f: int, r: int, data: FileData, ident: Identity | None) -> None:
-        """One record that may be a work listed already: folded into it, or a new paper (under
-        a new id when its own is taken by another work)."""
+    def _add(self, f: int, r: int, data: FileData, ident: Identity | None) -> int:
+        """One record that may be a work listed already: folded into it (its paper returned),
+        or a new paper (under a new id when its own is taken by another work: -1 returned)."""
         pid = data.ids[r]
         ident = ident or _identity(data, r)
         candidates = [self.index_of[pid]] if pid in self.index_of else []
@@ -142,16 +161,22 @@ class Corpus:
             if self._fits(at, f, ident):
                 self._fold(at, f, r, data)
                 self._register(at, ident, (f << 32) + r)
-                return
-        n = len(self._at)
+                return at
+        self._new(f, r, data, ident)
+        return -1
+
+    def _new(self, f: int, r: int, data: FileData, ident: Identity | None) -> None:
+        """Row r of file f as a new paper, under a new id when its own is taken."""
+        n, pid = len(self._at), data.ids[r]
         new = pid
         if pid in self.index_of:
-            new = _other_id(pid, ident, self.index_of)
+            new = _other_id(pid, ident or _identity(data, r), self.index_of)
             self._dups.setdefault(pid, []).append(n)
             self._renamed[n] = new
         self._at.append((f << 32) + r)
         self.index_of.put(new, n)
-        self._register(n, ident, (f << 32) + r)
+        if ident is not None:
+            self._register(n, ident, (f << 32) + r)
 
     def _fits(self, at: int, f: int, ident: Identity) -> bool:
         """Whether a record of file f is the work paper ``at`` is: one of its records the same
@@ -307,91 +332,3 @@ class Corpus:
     def close(self) -> None:
         for data in self.files:
             data.rows.close()
-
-
-def resolve_roots(inputs: Sequence[str | os.PathLike[str]]) -> list[Path]:
-    return [_resolve(Path(p)) for p in inputs] or [paths.seeds_dir().resolve()]
-
-
-def _resolve(path: Path) -> Path:
-    try:
-        return path.expanduser().resolve()
-    except (OSError, RuntimeError):  # a symlink loop: discover() names it
-        return path.expanduser().absolute()
-
-
-class _Relayed(Exception):
-    """An exception of on_batch's, on its way through the handler for a file's exceptions."""
-
-    def __init__(self, exc: Exception) -> None:
-        super().__init__(str(exc))
-        self.exc = exc
-
-
-def load_corpus(
-    inputs: Sequence[str | os.PathLike[str]] = (),
-    progress: Callable[[int, int, Path], None] | None = None,
-    use_cache: bool = True,
-    on_batch: Callable[[Corpus, int], None] | None = None,
-) -> Corpus:
-    """Load files and folders (none: the bundled seeds). Raises CorpusError for a missing path.
-
-    ``on_batch(corpus, count)`` is called as papers are read (every ``STREAM_SECONDS`` or so,
-    from this thread) with the corpus being filled: its first ``count`` papers are there to
-    list and read (``ids``, ``titles``, ``paper(i)``), and stay as they are but for a generated
-    title made unique at the end. The corpus returned is that same one, complete, unless a file
-    failed in a way nobody foresaw: then a new one, without that file. An exception raised by
-    ``on_batch`` stops the load and is raised here (a parse under way leaves no temp file)."""
-    roots = resolve_roots(inputs)
-    warnings: list[str] = []
-    found = discover(roots, warnings)
-    if use_cache:
-        sweep()
-    corpus = Corpus([], roots, [])
-    loaded: list[FileData] = []
-    cache_error = ""
-    whole = True  # False: a file failed midway; the papers streamed from it are not kept
-    told = [-math.inf]
-
-    def tell(count: int, now: bool = False) -> None:
-        if on_batch is not None and (now or time.monotonic() - told[0] >= parse_cache.STREAM_SECONDS):
-            told[0] = time.monotonic()
-            try:
-                on_batch(corpus, count)
-            except Exception as exc:  # not a file's fault: it stops the load (see below)
-                raise _Relayed(exc) from exc
-
-    try:
-        for n, path in enumerate(found):
-            if progress:
-                progress(n, len(found), path)
-            f = len(corpus.files)
-
-            def on_rows(data: FileData, f: int = f) -> None:
-                tell(corpus.grow(f, data), now=True)  # load_file paces these
-
-            try:
-                data = load_file(path, use_cache=use_cache, write_cache=not cache_error, on_rows=on_rows)
-            except _Relayed:
-                raise
-            except Exception as exc:  # a bug or a case nobody foresaw: this file only, named
-                why = f"{exc.__class__.__name__}: {exc}"[:200]
-                data = FileData(
-                    path, [], [], bytearray(), Rows([]), [f"{shown(path)}: could not be read ({why})"]
-                )
-                whole = whole and f == len(corpus.files)  # nothing of it was streamed yet
-            cache_error = cache_error or data.cache_error
-            loaded.append(data)
-            if whole:
-                tell(corpus.grow(f, data))
-    except _Relayed as relayed:  # on_batch raised (the reader is closing): stop, with that
-        raise relayed.exc from None
-    warnings += [w for data in loaded for w in data.warnings]
-    if cache_error:
-        warnings.append(f"cannot write the parse cache ({cache_error}); reading without it")
-    if not found:
-        warnings.append("no corpus files found in " + ", ".join(map(shown, roots)))
-    if not whole:
-        return Corpus(loaded, roots, warnings)
-    corpus.finish(warnings)
-    return corpus

@@ -35,7 +35,7 @@ STREAM_ROWS = 256  # rows parsed between looks at the clock, while on_rows wants
 STREAM_SECONDS = 0.25  # the least time between two calls of on_rows
 
 
-def _meta_path(path: Path) -> Path:
+def meta_path(path: Path) -> Path:
     digest = hashlib.sha1(str(path).encode("utf-8", "surrogateescape")).hexdigest()[:20]
     return paths.cache_dir() / "parsed" / f"{digest}.meta"
 
@@ -63,17 +63,17 @@ def load_file(
     except OSError as exc:
         problem = f"{shown(path)}: cannot read ({exc.strerror or exc})"
         return FileData(path, [], [], bytearray(), Rows([]), [problem])
-    meta_path = _meta_path(path)
-    old = read_meta(meta_path) if use_cache else None
+    meta_file = meta_path(path)
+    old = read_meta(meta_file) if use_cache else None
     if old and old["path"] == str(path) and old["signature"] == signature:
-        cached = from_meta(path, meta_path, old)
+        cached = from_meta(path, meta_file, old)
         if cached:
             cached.signature = signature
             if "buffer" not in old:  # the old layout: written again in the new one
                 with contextlib.suppress(OSError):
-                    write_meta(cached, meta_path, signature, old["rows"])
+                    write_meta(cached, meta_file, signature, old["rows"])
             return cached
-    previous = from_meta(path, meta_path, old) if old else None
+    previous = from_meta(path, meta_file, old) if old else None
     streamed = [False]
 
     def relay(data: FileData) -> None:
@@ -83,7 +83,7 @@ def load_file(
 
     try:
         for attempt in range(1, READ_ATTEMPTS + 1):
-            folder = meta_path.parent if use_cache and write_cache else None
+            folder = meta_file.parent if use_cache and write_cache else None
             data, sink = _read(path, previous, folder, relay if on_rows else None)
             after = _signature(path)
             if after == signature or after is None or streamed[0] or attempt == READ_ATTEMPTS:
@@ -98,11 +98,11 @@ def load_file(
     try:
         if sink.path is not None and data.ids:
             try:
-                _store(data, meta_path, signature, old)
-                _mapped(data, meta_path)
+                _store(data, meta_file, signature, old)
+                _mapped(data, meta_file)
                 return data
             except OSError as exc:
-                data.cache_error = reason(meta_path.parent, exc)
+                data.cache_error = reason(meta_file.parent, exc)
         rows = data.rows
         if rows.path is not None and not rows.in_memory:  # not stored: keep the rows in memory
             rows.to_memory()

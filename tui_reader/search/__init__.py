@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from tui_reader.search.opening import Opened, answered, open_searcher
     from tui_reader.search.ordering import Order
     from tui_reader.search.query import querytext
-    from tui_reader.search.query.modes import PAGE, SearchMode
+    from tui_reader.search.query.modes import PAGE, PATIENT_LIMIT, SearchMode
     from tui_reader.search.recommend import MIN_POSITIVES, Pick, Recommendations, needs_text, unread_first
     from tui_reader.search.recommend import Cancelled as RecommendCancelled
     from tui_reader.search.recommend import recommend as recommendations
@@ -66,6 +66,7 @@ _WHERE = {
     "Hit": "results",
     "SearchResult": "results",
     "TIME_LIMIT": "searcher",
+    "PATIENT_LIMIT": "query.modes",
     "Searcher": "searcher",
     "Only": "subsets",
     "Sets": "subsets",
@@ -74,6 +75,7 @@ _WHERE = {
 __all__ = [
     "MIN_POSITIVES",
     "PAGE",
+    "PATIENT_LIMIT",
     "TIME_LIMIT",
     "Facets",
     "Hit",

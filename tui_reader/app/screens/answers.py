@@ -16,7 +16,7 @@ from tui_reader.app.messages import ResultsReady, Snippet
 from tui_reader.app.model import Kind, Restriction, Sort, View
 from tui_reader.corpus.titlescan import scan
 from tui_reader.library.sorting import SortColumns, arrange
-from tui_reader.search import PAGE, SearchMode
+from tui_reader.search import PAGE, PATIENT_LIMIT, SearchMode  # asked again after Enter stops (shown.py)
 
 if TYPE_CHECKING:
     from tui_reader.corpus.corpus import Corpus
@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 TITLES = "titles"  # a SearchResult's kind for a scan of the titles (the index is not ready)
 MAX_RESULTS = 20_000  # rows a paged answer grows to as the cursor nears its end
-PATIENT_LIMIT = 30.0  # seconds an Enter search asked again after its time limit may run (shown.py)
 
 
 @dataclass(frozen=True, slots=True)

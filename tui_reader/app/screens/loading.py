@@ -27,7 +27,7 @@ from tui_reader.app.progress import OverallProgress
 from tui_reader.app.screens.answers import TITLES, scanned
 from tui_reader.app.widgets.notices import sentence
 from tui_reader.corpus.columns import title_only
-from tui_reader.corpus.corpus import load_corpus
+from tui_reader.corpus.loading import load_corpus
 from tui_reader.corpus.text import clean_label
 from tui_reader.library.userdata import open_user_data
 

@@ -37,7 +37,7 @@ def _sender(out: BinaryIO) -> Any:
 
 
 def _build(request: isolated.Request, send: Any) -> None:
-    from tui_reader.corpus.corpus import load_corpus
+    from tui_reader.corpus.loading import load_corpus
     from tui_reader.search.index.manifest import read_signatures
     from tui_reader.search.index.persistent import SearchIndex
 

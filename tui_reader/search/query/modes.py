@@ -5,6 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 PAGE = 100  # results fetched per search; the reader fetches more as the cursor nears the end
+PATIENT_LIMIT = 30.0  # seconds an Enter (or command line) search stopped at its time limit is asked again for
 
 
 class SearchMode(StrEnum):

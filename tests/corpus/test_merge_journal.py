@@ -1,0 +1,271 @@
+"""A collection of several files replayed from its merge journal (merged.py, issue 21) is the
+corpus a merge afresh builds, fold by fold; a journal that does not hold for the files as they
+are (a file changed, the folding code changed, a garbled or hostile journal) is not used."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import SEED_FILES
+
+from tui_reader import paths
+from tui_reader.corpus import merged, outcomes
+from tui_reader.corpus.corpus import Corpus
+from tui_reader.corpus.loading import load_corpus
+
+
+def _record(
+    i: int, doi: str = "", text: int | None = None, title: bool = True, key: str = ""
+) -> dict[str, object]:
+    out: dict[str, object] = {
+        "abstract": f"Abstract {i if text is None else text} about graphs and their many uses in learning.",
+        "authors": [f"Author {i % 7}"],
+        "year": 2000 + i % 5,
+    }
+    if title:
+        out["title"] = f"Paper {i} on graphs"
+    if doi:
+        out["doi"] = doi
+    if key:
+        out["citation-key"] = key
+    return out
+
+
+def _shape(kind: int, i: int) -> dict[str, object]:
+    """A record of a later file: the same work as paper i in one of the ways identity knows, or
+    another work sharing something with it, or a new one."""
+    return [
+        _record(i, doi=f"10.1234/a{i}"),  # a copy
+        _record(i, doi=f"10.5678/b{i}"),  # the same text under another DOI: another work
+        _record(i),  # the same text without a DOI
+        _record(i + 3000),  # new
+        _record(i + 1000, doi=f"10.1234/a{i}"),  # the same DOI, other text
+        _record(i, text=i + 2000),  # the same title, author and year, another abstract
+        _record(i, title=False),  # no title (a generated one): a titled copy's title wins
+        _record(i, key=f"k{i}"),  # a citation key
+        _record(i, key=f"other{i}"),  # another citation key, so maybe another work, renamed
+    ][kind]
+
+
+FIRST = [
+    *(_record(i, doi=f"10.1234/a{i}") for i in range(20)),
+    *(_record(i, title=False) for i in range(20, 26)),
+    _record(3, doi="10.1234/a3"),
+    _record(30, key="k30"),
+    _record(30, key="other30"),
+]
+
+
+def _write(path: Path, records: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    return path
+
+
+def facts(corpus: Corpus) -> list[object]:
+    """What a user or a store can see of a corpus: every paper whole, where it comes from, and
+    which paper each id and old id names."""
+    ids = list(corpus.ids)
+    own = [data.ids[r] for i in range(len(corpus)) for data, r in corpus.records(i)]
+    return [
+        ids,
+        list(corpus.titles),
+        [p.to_dict() for p in corpus],
+        [
+            [(f, r) for f, r in zip(corpus.files_of(i), (r for _, r in corpus.records(i)), strict=True)]
+            for i in range(len(corpus))
+        ],
+        [corpus.sources(i) for i in range(len(corpus))],
+        [corpus.index_of.get(pid) for pid in ids + own],
+        sorted(corpus.aliases().items()),
+        [corpus.record_key(i) for i in range(len(corpus))],
+        corpus.warnings,
+    ]
+
+
+def _three(folder: Path, second: list[tuple[int, int]], third: list[tuple[int, int]]) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    out = [_write(folder / "one.jsonl", FIRST), _write(folder / "two.jsonl", [_shape(*s) for s in second])]
+    if third:
+        out.append(_write(folder / "three.jsonl", [_shape(*s) for s in third]))
+    return out
+
+
+def _replayed_is_afresh(inputs: list[Path]) -> Corpus:
+    afresh = load_corpus(inputs)  # merged: writes the journal
+    again = load_corpus(inputs)
+    assert not afresh.replayed and again.replayed
+    assert facts(again) == facts(afresh) == facts(load_corpus(inputs, use_cache=False))
+    return again
+
+
+@pytest.fixture(autouse=True)
+def _one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(outcomes.WORKERS_ENV, "1")
+
+
+def _journals() -> list[Path]:
+    return sorted((paths.cache_dir() / "merged").glob("*.journal"))
+
+
+def test_every_way_of_folding_replays_as_it_merged(tmp_path: Path) -> None:
+    inputs = _three(
+        tmp_path / "c", [(k % 9, k) for k in range(40)], [((k + 4) % 9, k) for k in range(0, 40, 3)]
+    )
+    corpus = _replayed_is_afresh(inputs)
+    assert len(corpus) < len(FIRST) + 40 + 14  # some folded
+    assert corpus._more and corpus._renamed and corpus._id_at  # folds, a renamed id, a title taken
+    assert sum(len(o) for o in corpus.decided) > 0 and len(_journals()) == 1
+
+
+def test_the_seeds_replay_as_they_merged(tmp_path: Path) -> None:
+    folder = tmp_path / "seeds"
+    folder.mkdir()
+    for f in SEED_FILES:
+        shutil.copy2(f, folder / f.name)
+    corpus = _replayed_is_afresh([folder])
+    assert len(corpus) == 30
+
+
+def test_a_large_file_between_small_ones_replays_its_bulk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shape of issue 21's folder (a small file, a large one, a second small one): the large
+    file's rows come back in bulk between the few the journal names."""
+    monkeypatch.setattr("tui_reader.corpus.corpus.CHUNK", 64)
+    monkeypatch.setattr("tui_reader.corpus.views.BULK", 32)
+    folder = tmp_path / "c"
+    folder.mkdir()
+    _write(folder / "a.jsonl", [_shape(k % 9, k) for k in range(12)])
+    _write(folder / "m.jsonl", [_record(i, doi=f"10.1234/a{i}") for i in range(600)])
+    _write(folder / "z.jsonl", [_shape(k % 9, k * 7) for k in range(30)])
+    corpus = _replayed_is_afresh([folder])
+    assert len(corpus.decided[1]) // 2 <= 12  # (row, decision) pairs: the large file's few folds
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 8), st.integers(0, 35)), min_size=1, max_size=20),
+    st.lists(st.tuples(st.integers(0, 8), st.integers(0, 35)), max_size=10),
+)
+def test_any_collection_replays_as_it_merged(
+    second: list[tuple[int, int]], third: list[tuple[int, int]]
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TUI_READER_CACHE_DIR", str(Path(tmp) / "cache"))
+        _replayed_is_afresh(_three(Path(tmp) / "c", second, third))
+
+
+def test_one_file_keeps_no_journal(tmp_path: Path) -> None:
+    one = _write(tmp_path / "one.jsonl", FIRST)
+    load_corpus([one])
+    assert not load_corpus([one]).replayed and _journals() == []
+
+
+def _afresh_after(inputs: list[Path]) -> None:
+    """After whatever made the journal stale, the load merges afresh, right, and writes a new one."""
+    corpus = load_corpus(inputs)
+    assert not corpus.replayed
+    assert facts(corpus) == facts(load_corpus(inputs, use_cache=False))
+    assert load_corpus(inputs).replayed
+
+
+def test_a_changed_file_is_merged_afresh(tmp_path: Path) -> None:
+    inputs = _three(tmp_path / "c", [(0, 1), (2, 4)], [(5, 2)])
+    load_corpus(inputs)
+    _write(inputs[1], [_shape(0, 1), _shape(6, 21), _shape(2, 4)])
+    _afresh_after(inputs)
+
+
+def test_a_file_added_removed_or_reordered_is_merged_afresh(tmp_path: Path) -> None:
+    inputs = _three(tmp_path / "c", [(0, 1), (2, 4)], [(5, 2)])
+    load_corpus(inputs)
+    _afresh_after(inputs[:2])
+    _afresh_after(inputs[::-1])
+    _afresh_after([*inputs, _write(tmp_path / "four.jsonl", [_shape(0, 2)])])
+
+
+def test_a_reparsed_file_is_merged_afresh(tmp_path: Path) -> None:
+    """Its parse cache written again (a new parser, a cleared cache): the meta is another file."""
+    inputs = _three(tmp_path / "c", [(0, 1), (2, 4)], [(5, 2)])
+    load_corpus(inputs)
+    shutil.rmtree(paths.cache_dir() / "parsed")
+    _afresh_after(inputs)
+
+
+def test_other_folding_code_is_merged_afresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    inputs = _three(tmp_path / "c", [(0, 1), (2, 4)], [(5, 2)])
+    load_corpus(inputs)
+    monkeypatch.setattr(merged, "code_key", lambda: "another")
+    _afresh_after(inputs)
+
+
+def _garble(raw: bytes, how: str) -> bytes:
+    head_end = raw.index(b"\n", len(merged.MAGIC)) + 1
+    if how == "truncated":
+        return raw[:-5]
+    if how == "body":
+        return raw[:-3] + bytes([raw[-3] ^ 0xFF]) + raw[-2:]
+    if how == "header":
+        return raw[: head_end - 3] + b"}}\n" + raw[head_end:]
+    if how == "magic":
+        return b"x" + raw[1:]
+    return b""
+
+
+@pytest.mark.parametrize("how", ["truncated", "body", "header", "magic", "empty"])
+def test_a_garbled_journal_is_a_cache_miss(tmp_path: Path, how: str) -> None:
+    inputs = _three(tmp_path / "c", [(0, 1), (2, 4), (8, 30)], [(5, 2), (6, 22)])
+    load_corpus(inputs)
+    (journal,) = _journals()
+    journal.write_bytes(_garble(journal.read_bytes(), how))
+    _afresh_after(inputs)
+
+
+@pytest.mark.parametrize(
+    "ops",
+    [
+        [[0, 10**6]],  # folds into a paper not listed
+        [[10**6, -1]],  # a row past the file
+        [[3, -1], [1, -1]],  # rows out of order
+        [[2, -5]],  # no such decision
+    ],
+)
+def test_a_journal_that_does_not_fit_its_files_is_a_cache_miss(tmp_path: Path, ops: list[list[int]]) -> None:
+    """A journal with a right digest (written by another build, or by hand) whose decisions
+    cannot be these files' merge."""
+    inputs = _three(tmp_path / "c", [(0, 1), (2, 4)], [(5, 2)])
+    load_corpus(inputs)
+    merged.write(inputs, [np.zeros((0, 2), np.int64), np.array(ops, np.int64), np.zeros((0, 2), np.int64)])
+    assert merged.read(inputs) is not None
+    _afresh_after(inputs)
+
+
+def test_an_unwritable_journal_folder_loses_nothing(tmp_path: Path) -> None:
+    inputs = _three(tmp_path / "c", [(0, 1), (2, 4)], [(5, 2)])
+    (paths.cache_dir()).mkdir(parents=True, exist_ok=True)
+    (paths.cache_dir() / "merged").write_text("a file where the folder goes")
+    corpus = load_corpus(inputs)
+    assert not load_corpus(inputs).replayed
+    assert facts(corpus) == facts(load_corpus(inputs, use_cache=False)) and corpus.warnings == []
+
+
+def test_only_the_most_recent_journals_are_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(merged, "KEEP", 3)
+    collections = [_three(tmp_path / f"c{n}", [(0, n)], []) for n in range(5)]
+    for n, inputs in enumerate(collections):
+        load_corpus(inputs)
+        os.utime(merged._journal_path(inputs), ns=(n * 10**9, n * 10**9))  # the order they came
+    load_corpus(collections[2])  # replayed: the most recent now
+    load_corpus(_three(tmp_path / "c5", [(0, 5)], []))
+    kept = {p.name for p in _journals()}
+    assert kept == {merged._journal_path(c).name for c in (collections[2], collections[4])} | {
+        merged._journal_path(_three(tmp_path / "c5", [(0, 5)], [])).name
+    }
