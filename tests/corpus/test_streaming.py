@@ -138,6 +138,29 @@ def test_a_cached_collection_reports_file_by_file(
     assert counts == sorted(counts) and len(counts) == 3 and counts[-1] == len(corpus)
 
 
+def test_a_cached_file_merged_after_another_is_told_as_it_merges(
+    collection: Path, small_batches: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large file after another is merged a CHUNK of rows at a time (at 2.7M ~40 s): the
+    reader is told as it goes, each count's papers there to read and kept as they are listed."""
+    monkeypatch.setattr(merged, "REPLAY", False)
+    monkeypatch.setattr("tui_reader.corpus.corpus.CHUNK", 16)
+    load_corpus([collection])
+    seen: list[tuple[int, list[str]]] = []
+
+    def on_batch(corpus: Corpus, count: int) -> None:
+        seen.append((count, list(corpus.ids[:count])))
+        assert all(corpus.paper(i).abstract for i in range(count))
+
+    corpus = load_corpus([collection], on_batch=on_batch)
+    counts = [n for n, _ in seen]
+    assert len(counts) > 3 and counts == sorted(counts) and counts[-1] == len(corpus)
+    assert len(set(counts)) > 3  # within the second and third files too, not only between them
+    ids = list(corpus.ids)
+    assert all(listed == ids[:n] for n, listed in seen)
+    assert _state(corpus) == _state(load_corpus([collection], use_cache=False))
+
+
 def test_a_replayed_collection_reports_once_whole(collection: Path, small_batches: None) -> None:
     """Replayed from its journal, the collection is told once it is all in (a replay that
     stopped midway merges afresh, and the reader must not have listed the papers of the first)."""
@@ -216,3 +239,18 @@ def test_papers_listed_while_loading_read_on_after_the_cache_file_moves(
     assert all(not r.path.name.startswith(".parse-") and r.path.exists() for r in rows if r.path)
     assert growing.paper(len(growing) - 1).abstract
     assert os.listdir(paths.cache_dir() / "parsed")
+
+
+def test_reading_titles_holds_no_buffer_of_the_growing_corpus(collection: Path) -> None:
+    """The reader reads titles and ids (in its UI thread) while the loading thread appends
+    papers: a view of the corpus's paper array held meanwhile would make the append raise
+    BufferError and fail the load (numpy lets other threads run inside its loops)."""
+    corpus = load_corpus([collection])
+    for column in (corpus.titles, corpus.ids):
+        runs = column._runs()
+        assert next(runs)  # a run under way, as a slice being read in the other thread
+        corpus._at.append(corpus._at[0])  # what the loader does
+        corpus._at.pop()
+        assert column._is_plain() is False
+        corpus._at.append(corpus._at[0])
+        corpus._at.pop()

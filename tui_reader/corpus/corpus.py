@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +56,7 @@ class Corpus:
         self.finish(warnings)
 
     # -- filling: load_corpus grows a corpus file by file, batch by batch -----------------------
-    def grow(self, f: int, data: FileData) -> int:
+    def grow(self, f: int, data: FileData, told: Callable[[int], object] | None = None) -> int:
         """Merge the rows of file ``f`` (``data``, maybe still being parsed) not merged yet;
         returns how many papers the corpus lists now. First occurrence fixes the order; a
         real title beats a generated one. Papers already listed keep their rows (the list on
@@ -84,6 +84,8 @@ class Corpus:
         for lo in range(start, stop, step):
             hi = min(lo + step, stop)
             self._merge(f, data, lo, hi, slow[bisect_left(slow, lo) : bisect_left(slow, hi)])
+            if told is not None and hi < stop:  # a large file after another: ~40 s at 2.7M
+                told(len(self._at))
         self._merged[f] = stop
         return len(self._at)
 

@@ -160,7 +160,7 @@ def _merged(
             cache_error = cache_error or data.cache_error
             loaded.append(data)
             if whole:
-                tell(corpus.grow(f, data))
+                tell(corpus.grow(f, data, told=tell))  # a cached file merged: told as it goes
     except _Relayed as relayed:  # on_batch raised (the reader is closing): stop, with that
         raise relayed.exc from None
     return corpus, loaded, cache_error, whole

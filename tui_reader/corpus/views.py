@@ -40,8 +40,8 @@ def plain(c: Corpus) -> bool:
         len(c.files) == 1
         and len(c._at) == len(c.files[0])
         and not (c._renamed or c._titled or c._more or c._id_at)
-        and bool(np.array_equal(np.frombuffer(c._at, np.uint64), np.arange(len(c._at))))
-    )
+        and bool(np.array_equal(np.frombuffer(c._at[:], np.uint64), np.arange(len(c._at))))
+    )  # _at[:]: a copy (no buffer of _at held while numpy lets the loading thread append to it)
 
 
 class _Papers(Sequence[str]):
@@ -99,7 +99,7 @@ class _Papers(Sequence[str]):
         raise NotImplementedError
 
     def _locs(self, start: int, stop: int) -> npt.NDArray[np.uint64]:
-        return np.frombuffer(self._corpus._at, np.uint64)[start:stop]
+        return np.frombuffer(self._corpus._at[start:stop], np.uint64)  # a copy: the loader appends
 
     def _runs(self, begin: int = 0, end: int | None = None, step: int = 1 << 14) -> Iterator[str]:
         """Papers in order, a run of one file's consecutive rows decoded at once (a corpus of one
