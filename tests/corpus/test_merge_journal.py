@@ -1,6 +1,7 @@
 """A collection of several files replayed from its merge journal (merged.py, issue 21) is the
 corpus a merge afresh builds, fold by fold; a journal that does not hold for the files as they
-are (a file changed, the folding code changed, a garbled or hostile journal) is not used."""
+are (a file changed, the folding code changed, a garbled or hostile journal) is not used. And
+the merge's shortcut for a work in many records (corpus.MANY) folds as reading them all did."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from support import SEED_FILES
 
 from tui_reader import paths
+from tui_reader.corpus import corpus as corpus_module
 from tui_reader.corpus import merged, outcomes
 from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.loading import load_corpus
@@ -269,3 +271,54 @@ def test_only_the_most_recent_journals_are_kept(tmp_path: Path, monkeypatch: pyt
     assert kept == {merged._journal_path(c).name for c in (collections[2], collections[4])} | {
         merged._journal_path(_three(tmp_path / "c5", [(0, 5)], [])).name
     }
+
+
+# -- a work in many records (corpus.MANY): its identities kept while loading, not read again ---
+
+
+def _many(folder: Path) -> list[Path]:
+    """Three files in which one work comes again and again, beside copies that are other works
+    (another DOI, another citation key in one file) and title-less copies."""
+    folder.mkdir(parents=True, exist_ok=True)
+    one = [_record(1, doi="10.1234/a1") for _ in range(30)] + [_record(2, key=f"k{n}") for n in range(12)]
+    two = [_record(1) for _ in range(25)] + [_record(1, doi="10.5678/x")] + [_record(1, title=False)] * 9
+    three = [
+        _record(1, key="other1"),
+        *[_record(2, key="k3")] * 15,
+        *[_shape(k % 9, k % 4) for k in range(40)],
+    ]
+    return [
+        _write(folder / "one.jsonl", one),
+        _write(folder / "two.jsonl", two),
+        _write(folder / "three.jsonl", three),
+    ]
+
+
+def test_a_work_in_many_records_folds_as_it_did(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    inputs = _many(tmp_path / "c")
+    kept = load_corpus(inputs, use_cache=False)
+    monkeypatch.setattr(corpus_module, "MANY", 10**9)  # every record's identity read each time
+    assert facts(kept) == facts(load_corpus(inputs, use_cache=False))
+    assert max(len(kept.records(i)) for i in range(len(kept))) >= 50 and not kept._kept  # freed at the end
+    monkeypatch.setattr(corpus_module, "MANY", 1)
+    assert facts(kept) == facts(load_corpus(inputs, use_cache=False))
+
+
+def test_a_work_in_many_records_reads_each_identity_a_few_times(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each new record of a work compared with every one before it read them all again: 2 x 300
+    copies of one paper were 180k reads. Now linear in the records."""
+    same = {"title": "Same", "abstract": "The same abstract, twice over and again, for every copy."}
+    inputs = [_write(tmp_path / f"{name}.jsonl", [same] * 300) for name in ("a", "b")]
+    reads = [0]
+    real = corpus_module._identity
+
+    def counted(*args: object) -> object:
+        reads[0] += 1
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(corpus_module, "_identity", counted)
+    corpus = load_corpus(inputs, use_cache=False)
+    assert len(corpus) == 1 and len(corpus.records(0)) == 600
+    assert reads[0] < 5 * 600
