@@ -130,10 +130,11 @@ class FoldKeys:
         hashes = np.fromiter((hash(k) & ALL for k in keys), np.uint64, len(keys))
         if self._packed.size:
             low = (hashes & np.uint64(LOW)) << np.uint64(32)
-            at = np.searchsorted(self._packed, low).clip(0, self._packed.size - 1)
+            at = _positions(self._packed, low, np.argsort(low))
             hit |= (self._packed[at] & ~np.uint64(LOW)) == low
+        order = np.argsort(hashes) if self._runs else None
         for run in self._runs:
-            at = np.searchsorted(run.hashes, hashes).clip(0, run.hashes.size - 1)
+            at = _positions(run.hashes, hashes, order)
             hit |= run.hashes[at] == hashes
         return hit
 
@@ -170,6 +171,18 @@ class FoldKeys:
     def __len__(self) -> int:
         """Keys held (a packed paper's keys counted once each; a test's measure of the mapping)."""
         return int(self._packed.size) + sum(r.hashes.size for r in self._runs) + len(self._later)
+
+
+def _positions(
+    table: npt.NDArray[np.uint64], queries: npt.NDArray[np.uint64], order: npt.NDArray[np.intp] | None
+) -> npt.NDArray[np.intp]:
+    """``searchsorted`` of the queries in the table, clipped to it, in the queries' own order.
+    They are searched sorted (``order``: their argsort), so that each search starts where the
+    one before ended: ~4x faster than in any order, on tables of millions."""
+    assert order is not None
+    at = np.empty(queries.size, np.intp)
+    at[order] = np.searchsorted(table, queries[order])
+    return at.clip(0, table.size - 1)
 
 
 def _every_keys(corpus: Corpus, files: int, step: int = 1 << 14) -> Iterator[tuple[int, list[str]]]:
