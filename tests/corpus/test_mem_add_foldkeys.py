@@ -84,6 +84,19 @@ def _both(
 
 
 @pytest.fixture(autouse=True)
+def _keys_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """finish() lets the fold keys go (the merge is over): these tests look at them as they were."""
+    real = Corpus.finish
+
+    def finish(self: Corpus, warnings: list[str]) -> None:
+        keys = self._keys
+        real(self, warnings)
+        self._keys = keys
+
+    monkeypatch.setattr(Corpus, "finish", finish)
+
+
+@pytest.fixture(autouse=True)
 def _one_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(outcomes.WORKERS_ENV, "1")
     monkeypatch.setattr(merged, "REPLAY", False)  # every load merges (a replay has no fold keys)

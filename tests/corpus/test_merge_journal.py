@@ -127,6 +127,14 @@ def test_every_way_of_folding_replays_as_it_merged(tmp_path: Path) -> None:
     assert sum(len(o) for o in corpus.decided) > 0 and len(_journals()) == 1
 
 
+def test_the_fold_keys_go_once_the_merge_is_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tui_reader.corpus.parse_cache.STREAM_SECONDS", 0.0)  # told after each file
+    inputs = _three(tmp_path / "c", [(k % 9, k) for k in range(20)], [(5, 2)])
+    seen: list[bool] = []
+    corpus = load_corpus(inputs, on_batch=lambda c, n: seen.append(c._keys is not None))
+    assert any(seen) and corpus._keys is None  # held while the files came, not after
+
+
 def test_the_seeds_replay_as_they_merged(tmp_path: Path) -> None:
     folder = tmp_path / "seeds"
     folder.mkdir()
