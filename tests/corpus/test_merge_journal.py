@@ -19,7 +19,7 @@ from support import SEED_FILES
 
 from tui_reader import paths
 from tui_reader.corpus import corpus as corpus_module
-from tui_reader.corpus import merged, outcomes
+from tui_reader.corpus import loading, merged, outcomes, parse_cache
 from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.loading import load_corpus
 
@@ -124,7 +124,9 @@ def test_every_way_of_folding_replays_as_it_merged(tmp_path: Path) -> None:
     corpus = _replayed_is_afresh(inputs)
     assert len(corpus) < len(FIRST) + 40 + 14  # some folded
     assert corpus._more and corpus._renamed and corpus._id_at  # folds, a renamed id, a title taken
-    assert sum(len(o) for o in corpus.decided) > 0 and len(_journals()) == 1
+    journal = merged.read([data.path for data in corpus.files])
+    assert journal is not None and sum(len(o) for o in journal.ops) > 0 and len(_journals()) == 1
+    assert corpus.decided == []  # kept for the journal only
 
 
 def test_the_fold_keys_go_once_the_merge_is_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -157,7 +159,8 @@ def test_a_large_file_between_small_ones_replays_its_bulk(
     _write(folder / "m.jsonl", [_record(i, doi=f"10.1234/a{i}") for i in range(600)])
     _write(folder / "z.jsonl", [_shape(k % 9, k * 7) for k in range(30)])
     corpus = _replayed_is_afresh([folder])
-    assert len(corpus.decided[1]) // 2 <= 12  # (row, decision) pairs: the large file's few folds
+    journal = merged.read([data.path for data in corpus.files])
+    assert journal is not None and len(journal.ops[1]) <= 12  # the large file's few folds
 
 
 @settings(max_examples=30, deadline=None)
@@ -252,8 +255,10 @@ def test_a_journal_that_does_not_fit_its_files_is_a_cache_miss(tmp_path: Path, o
     """A journal with a right digest (written by another build, or by hand) whose decisions
     cannot be these files' merge."""
     inputs = _three(tmp_path / "c", [(0, 1), (2, 4)], [(5, 2)])
-    load_corpus(inputs)
-    merged.write(inputs, [np.zeros((0, 2), np.int64), np.array(ops, np.int64), np.zeros((0, 2), np.int64)])
+    stamps = [merged.stamp_of(data) for data in load_corpus(inputs).files]
+    merged.write(
+        inputs, stamps, [np.zeros((0, 2), np.int64), np.array(ops, np.int64), np.zeros((0, 2), np.int64)]
+    )
     assert merged.read(inputs) is not None
     _afresh_after(inputs)
 
@@ -330,3 +335,63 @@ def test_a_work_in_many_records_reads_each_identity_a_few_times(
     corpus = load_corpus(inputs, use_cache=False)
     assert len(corpus) == 1 and len(corpus.records(0)) == 600
     assert reads[0] < 5 * 600
+
+
+def test_a_file_rewritten_and_parsed_again_during_the_merge_keeps_no_journal(tmp_path: Path) -> None:
+    """The journal is stamped with the files as the merge read them: one rewritten meanwhile
+    (an auto-export) and parsed again by another reader (its new meta in place) is not the
+    file the decisions were made for, so none is written."""
+    inputs = _three(tmp_path / "c", [(0, 1), (2, 4), (8, 30)], [(5, 2)])
+    done = [False]
+
+    def meanwhile(corpus: Corpus, count: int) -> None:
+        if len(corpus.files) == 3 and not done[0]:
+            done[0] = True
+            _write(inputs[0], [*FIRST[:5], _record(77), *FIRST[5:]])  # rows shift under the merge
+            parse_cache.load_file(inputs[0])  # another reader parses it again
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(parse_cache, "STREAM_SECONDS", 0.0)
+        load_corpus(inputs, on_batch=meanwhile)
+    assert done[0] and _journals() == []
+    _afresh_after(inputs)
+
+
+def test_a_file_that_failed_to_load_keeps_no_journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file a bug kept out is merged as no rows; that is no journal for the next load, where it
+    may load (its rows would all be appended with no fold checks)."""
+    inputs = _three(tmp_path / "c", [(0, 1), (2, 4)], [(5, 2)])
+    load_corpus(inputs)  # its parse caches
+    shutil.rmtree(paths.cache_dir() / "merged")
+    real = loading.load_file
+
+    def failing(path: Path, *args: object, **kwargs: object) -> object:
+        if path == inputs[1]:
+            raise RuntimeError("a case nobody foresaw")
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(loading, "load_file", failing)
+    broken = load_corpus(inputs)
+    assert any("could not be read" in w for w in broken.warnings) and _journals() == []
+    monkeypatch.setattr(loading, "load_file", real)
+    _afresh_after(inputs)
+
+
+@pytest.mark.parametrize("how", ["fifo", "deep", "infinite"])
+def test_a_hostile_journal_is_a_cache_miss(tmp_path: Path, how: str) -> None:
+    inputs = _three(tmp_path / "c", [(0, 1), (2, 4)], [(5, 2)])
+    load_corpus(inputs)
+    (journal,) = _journals()
+    raw = journal.read_bytes()
+    journal.unlink()
+    if how == "fifo":
+        os.mkfifo(journal)  # reading it would wait for a writer for ever
+    elif how == "deep":
+        journal.write_bytes(merged.MAGIC + b"[" * 100_000 + b"\n")
+    else:
+        head_end = raw.index(b"\n", len(merged.MAGIC))
+        head = raw[len(merged.MAGIC) : head_end].replace(b'"counts": [', b'"counts": [Infinity, ')
+        journal.write_bytes(merged.MAGIC + head + raw[head_end:])
+    assert merged.read(inputs) is None
+    corpus = load_corpus(inputs)
+    assert not corpus.replayed and facts(corpus) == facts(load_corpus(inputs, use_cache=False))

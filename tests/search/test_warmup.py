@@ -95,3 +95,30 @@ def test_the_readers_warm_searcher_reads_its_files_ahead(
         thread.join(30)
     assert any(name.endswith(".seg") for name in asked)
     assert any(name.endswith(".meta") for name in asked)
+
+
+def test_no_thread_to_be_had_is_only_a_hint_lost(
+    built: Searcher, asked: dict[str, list[tuple[int, int]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A limit on tasks refuses the thread: the warm searcher still opens (no "damaged index")."""
+
+    def refuse(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    assert warmup.warm_up(warmup.index_files(built.index.dir)) is None
+    searcher = Searcher(built.index)  # warm, as the reader's index worker makes it
+    assert searcher.search("graph").total > 0 and asked == {}
+
+
+def test_a_fifo_among_the_files_is_passed_over(
+    tmp_path: Path, asked: dict[str, list[tuple[int, int]]]
+) -> None:
+    fifo = tmp_path / "x.meta"
+    os.mkfifo(fifo)
+    real = tmp_path / "a.seg"
+    real.write_bytes(b"x" * 5000)
+    thread = warmup.warm_up([fifo, real])
+    assert thread is not None
+    thread.join(30)
+    assert not thread.is_alive() and list(asked) == [str(real.resolve())]

@@ -61,13 +61,14 @@ def load_corpus(
         sweep()
     journal = merged.read(found) if use_cache else None
     corpus = _replayed(found, roots, journal, progress) if journal is not None else None
+    stamps: list[merged.Stamp] | None = None  # what each file was as it was merged (its journal's)
     if corpus is not None:
         merged.touch(found)
         loaded, cache_error, whole = corpus.files, "", True
         if on_batch is not None:
             on_batch(corpus, len(corpus))
     else:
-        corpus, loaded, cache_error, whole = _merged(found, roots, progress, use_cache, on_batch)
+        corpus, loaded, cache_error, whole, stamps = _merged(found, roots, progress, use_cache, on_batch)
     warnings += [w for data in loaded for w in data.warnings]
     if cache_error:
         warnings.append(f"cannot write the parse cache ({cache_error}); reading without it")
@@ -76,8 +77,9 @@ def load_corpus(
     if not whole:
         return Corpus(loaded, roots, warnings)
     corpus.finish(warnings)
-    if use_cache and not cache_error and not corpus.replayed:
-        merged.write(found, [np.frombuffer(ops, np.int64).reshape(-1, 2) for ops in corpus.decided])
+    if use_cache and not cache_error and stamps is not None:
+        merged.write(found, stamps, [np.frombuffer(ops, np.int64).reshape(-1, 2) for ops in corpus.decided])
+    corpus.decided = []  # written (or not to be): the journal's, not the reader's
     return corpus
 
 
@@ -105,7 +107,7 @@ def _replay_file(corpus: Corpus, f: int, path: Path, journal: merged.Journal) ->
         data = load_file(path)  # a cache hit: the journal's stamps were just checked
     except Exception:  # the merge afresh names it
         return False
-    if merged.stamp(path) != journal.stamps[f] or not merged.fits(journal.ops[f], len(data)):
+    if not merged.fits(journal, f, data):
         data.rows.close()  # changed since the journal was read
         return False
     try:
@@ -121,11 +123,13 @@ def _merged(
     progress: Progress | None,
     use_cache: bool,
     on_batch: Callable[[Corpus, int], None] | None,
-) -> tuple[Corpus, list[FileData], str, bool]:
+) -> tuple[Corpus, list[FileData], str, bool, list[merged.Stamp] | None]:
     """Each file loaded (parsed where its cache does not hold it) and merged as it streams in:
-    the corpus, the files, the cache's error, and False when a file failed midway."""
+    the corpus, the files, the cache's error, False when a file failed midway, and each file's
+    stamp as it was read (None when a file could not be: no journal for that)."""
     corpus = Corpus([], roots, [])
     loaded: list[FileData] = []
+    stamps: list[merged.Stamp] | None = []
     cache_error = ""
     whole = True  # False: a file failed midway; the papers streamed from it are not kept
     told = [-math.inf]
@@ -157,10 +161,13 @@ def _merged(
                     path, [], [], bytearray(), Rows([]), [f"{shown(path)}: could not be read ({why})"]
                 )
                 whole = whole and f == len(corpus.files)  # nothing of it was streamed yet
+                stamps = None
+            if stamps is not None:
+                stamps.append(merged.stamp_of(data))
             cache_error = cache_error or data.cache_error
             loaded.append(data)
             if whole:
                 tell(corpus.grow(f, data, told=tell))  # a cached file merged: told as it goes
     except _Relayed as relayed:  # on_batch raised (the reader is closing): stop, with that
         raise relayed.exc from None
-    return corpus, loaded, cache_error, whole
+    return corpus, loaded, cache_error, whole, stamps

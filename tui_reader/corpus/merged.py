@@ -27,23 +27,26 @@ import numpy as np
 import numpy.typing as npt
 
 from tui_reader import paths
-from tui_reader.atomic import atomic_write_parts, remove_leftovers
+from tui_reader.atomic import atomic_write_parts, open_regular, remove_leftovers
 from tui_reader.corpus.formats import file_signature
-from tui_reader.corpus.parse_cache import meta_path
+from tui_reader.corpus.parse_cache import FileData, meta_path
 
 MAGIC = b"tui-reader merge journal\n"
 VERSION = 1
 KEEP = 16  # journals kept (one per collection of several files), the least recently used removed
 REPLAY = True  # tests of the merge itself switch replays off
 # The modules whose code decides a merge: a change to any of them makes every journal stale.
-_DECIDERS = ("corpus.py", "loading.py", "folding.py", "foldkeys.py", "identity.py", "views.py", "merged.py")
+_DECIDERS = (
+    *("corpus.py", "loading.py", "folding.py", "foldkeys.py", "identity.py", "views.py", "merged.py"),
+    *("idruns.py", "strcol.py", "hexids.py", "meta.py", "parse_cache.py"),
+)
 
 Ops = npt.NDArray[np.int64]  # per file: (row, paper it folded into or -1), rows ascending
 Stamp = list[object]
 
 
 class Journal(NamedTuple):
-    stamps: list[Stamp]  # per file, as ``stamp`` gives them when the journal was read
+    stamps: list[Stamp]  # per file, as ``stamp_of`` gave them when its merge read the file
     ops: list[Ops]
 
 
@@ -78,6 +81,12 @@ def stamp(path: Path) -> Stamp:
     return [str(path), signature, _stat(meta_path(path))]
 
 
+def stamp_of(data: FileData) -> Stamp:
+    """``stamp`` of the content a load read (its signature, taken before reading it), with its
+    rows: a merge's journal is stamped with what the merge saw, not what is there later."""
+    return [str(data.path), list(data.signature), _stat(meta_path(data.path)), len(data)]
+
+
 def _journal_path(found: Sequence[Path]) -> Path:
     joined = "\n".join(str(p) for p in found).encode("utf-8", "surrogateescape")
     return paths.cache_dir() / "merged" / f"{hashlib.sha1(joined).hexdigest()[:20]}.journal"
@@ -87,21 +96,21 @@ def read(found: Sequence[Path]) -> Journal | None:
     """The journal of these files, if it holds for them as they are now."""
     if not REPLAY or len(found) < 2 or not code_key():
         return None
-    stamps = [stamp(p) for p in found]
     try:
-        ops = _parse(_journal_path(found).read_bytes(), stamps)
-    except (OSError, ValueError, KeyError, TypeError):
+        with open_regular(_journal_path(found)) as fh:  # never a FIFO's wait
+            return _parse(fh.read(), [stamp(p) for p in found])
+    except Exception:  # unreadable, garbled or hostile (deep nesting, huge numbers): a cache miss
         return None
-    return None if ops is None else Journal(stamps, ops)
 
 
-def _parse(raw: bytes, stamps: list[Stamp]) -> list[Ops] | None:
+def _parse(raw: bytes, now: list[Stamp]) -> Journal | None:
     if not raw.startswith(MAGIC):
         return None
     head_end = raw.index(b"\n", len(MAGIC))
     head = json.loads(raw[len(MAGIC) : head_end])
     body = raw[head_end + 1 :]
-    if head["version"] != VERSION or head["code"] != code_key() or head["files"] != stamps:
+    stamps = head["files"]
+    if head["version"] != VERSION or head["code"] != code_key() or [s[:3] for s in stamps] != now:
         return None
     if hashlib.blake2b(body, digest_size=16).hexdigest() != head["digest"]:
         return None
@@ -110,22 +119,26 @@ def _parse(raw: bytes, stamps: list[Stamp]) -> list[Ops] | None:
     if sum(counts) != len(ops) or min(counts, default=0) < 0 or len(counts) != len(stamps):
         return None
     bounds = np.cumsum([0, *counts])
-    return [ops[a:b] for a, b in itertools.pairwise(bounds.tolist())]
+    return Journal(stamps, [ops[a:b] for a, b in itertools.pairwise(bounds.tolist())])
 
 
-def fits(ops: Ops, rows: int) -> bool:
-    """Rows ascending, each within the file, each decision a paper or -1 (the paper's own
-    bound is checked as it replays: it depends on the papers listed by then)."""
+def fits(journal: Journal, f: int, data: FileData) -> bool:
+    """File f as its merge read it (stamp and rows), its ops' rows ascending within it, each
+    decision a paper or -1 (the paper's own bound is checked as it replays: it depends on the
+    papers listed by then)."""
+    if data.cache_error or stamp_of(data) != journal.stamps[f]:
+        return False
+    ops, rows = journal.ops[f], len(data)
     r, at = ops[:, 0], ops[:, 1]
     return bool(not ops.size or (r[0] >= 0 and r[-1] < rows and (r[1:] > r[:-1]).all() and (at >= -1).all()))
 
 
-def write(found: Sequence[Path], ops: Sequence[Ops]) -> None:
-    """Keep the merge just made (best effort: the journal is only a cache)."""
-    if not REPLAY or len(found) < 2 or not code_key():
+def write(found: Sequence[Path], stamps: list[Stamp], ops: Sequence[Ops]) -> None:
+    """Keep the merge just made of the files as ``stamps`` says it read them (``stamp_of``);
+    nothing if one is not that now (changed, or parsed again by another reader, meanwhile)."""
+    if not REPLAY or len(found) < 2 or not code_key() or len(stamps) != len(found):
         return
-    stamps = [stamp(p) for p in found]
-    if any(s[1] is None for s in stamps):
+    if any(s[1] is None or s[:3] != stamp(p) for s, p in zip(stamps, found, strict=True)):
         return
     body = b"".join(np.ascontiguousarray(o, "<i8").tobytes() for o in ops)
     head = {

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -51,16 +52,20 @@ def warm_up(files: list[Path]) -> threading.Thread | None:
     if advise is None or not size or memory is None or size > SHARE * memory:
         return None
     thread = threading.Thread(target=_advise, args=(files,), name="index-warm-up", daemon=True)
-    thread.start()
+    try:
+        thread.start()
+    except RuntimeError:  # no thread to be had (a limit on tasks): only a hint lost
+        return None
     return thread
 
 
 def _advise(files: Iterable[Path]) -> None:
     for path in files:
         with contextlib.suppress(OSError):
-            fd = os.open(path, os.O_RDONLY)
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO there: no wait for a writer
             try:
-                for offset in range(0, os.fstat(fd).st_size, PIECE):
+                st = os.fstat(fd)
+                for offset in range(0, st.st_size if stat.S_ISREG(st.st_mode) else 0, PIECE):
                     os.posix_fadvise(fd, offset, PIECE, os.POSIX_FADV_WILLNEED)
             finally:
                 os.close(fd)
