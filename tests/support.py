@@ -107,3 +107,39 @@ def arrivals_by_the_general_rule(visits: list[str], ids: list[str]) -> tuple[lis
             seen.setdefault(pid, n)
     fresh = list(dict.fromkeys(p for p in ids if p not in seen))
     return [seen.get(p, len(visits)) for p in ids], fresh
+
+
+# -- records of one work in the ways the identity rule knows (the fold tests' shapes) ----------
+
+
+def fold_record(
+    i: int, doi: str = "", text: int | None = None, title: bool = True, key: str = ""
+) -> dict[str, object]:
+    out: dict[str, object] = {
+        "abstract": f"Abstract {i if text is None else text} about graphs and their many uses in learning.",
+        "authors": [f"Author {i % 7}"],
+        "year": 2000 + i % 5,
+    }
+    if title:
+        out["title"] = f"Paper {i} on graphs"
+    if doi:
+        out["doi"] = doi
+    if key:
+        out["citation-key"] = key
+    return out
+
+
+def fold_shape(kind: int, i: int) -> dict[str, object]:
+    """A record of a later file: the same work as paper i in one of the ways identity knows, or
+    another work sharing something with it, or a new one."""
+    return [
+        fold_record(i, doi=f"10.1234/a{i}"),  # a copy
+        fold_record(i, doi=f"10.5678/b{i}"),  # the same text under another DOI: another work
+        fold_record(i),  # the same text without a DOI
+        fold_record(i + 3000),  # new
+        fold_record(i + 1000, doi=f"10.1234/a{i}"),  # the same DOI, other text
+        fold_record(i, text=i + 2000),  # the same title, author and year, another abstract
+        fold_record(i, title=False),  # no title (a generated one): a titled copy's title wins
+        fold_record(i, key=f"k{i}"),  # a citation key
+        fold_record(i, key=f"other{i}"),  # another citation key, so maybe another work, renamed
+    ][kind]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import fold_record, fold_shape
 
 from tui_reader.corpus import corpus as corpus_module
 from tui_reader.corpus import foldkeys, merged, outcomes
@@ -19,38 +20,15 @@ from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.loading import load_corpus
 
 
-def _record(i: int, doi: str = "", text: int | None = None) -> dict[str, object]:
-    """Paper i; ``text`` another abstract under the same title, author and year."""
-    out: dict[str, object] = {
-        "title": f"Paper {i} on graphs",
-        "abstract": f"Abstract {i if text is None else text} about graphs.",
-        "authors": [f"Author {i % 7}"],
-        "year": 2000 + i % 5,
-    }
-    if doi:
-        out["doi"] = doi
-    return out
-
-
-def _shape(kind: int, i: int) -> dict[str, object]:
-    """One record of a later file: the same work as paper i in one of the ways identity knows,
-    another work sharing something with it, or a new one."""
-    return [
-        _record(i, doi=f"10.1234/a{i}"),  # a copy
-        _record(i, doi=f"10.5678/b{i}"),  # the same text under another DOI: another work
-        _record(i),  # the same text without a DOI
-        _record(i + 3000),  # new
-        _record(i + 1000, doi=f"10.1234/a{i}"),  # the same DOI, other text
-        _record(i, text=i + 2000),  # the same title, author and year, another abstract
-    ][kind]
-
-
 def _write(path: Path, records: list[dict[str, object]]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
     return path
 
 
-FIRST = [_record(i, doi=f"10.1234/a{i}") for i in range(30)] + [_record(3, doi="10.1234/a3"), _record(40)]
+FIRST = [fold_record(i, doi=f"10.1234/a{i}") for i in range(30)] + [
+    fold_record(3, doi="10.1234/a3"),
+    fold_record(40),
+]
 
 
 def _facts(corpus: Corpus) -> list[object]:
@@ -108,8 +86,8 @@ def test_every_way_of_being_one_work_folds_as_the_dict(
     tmp_path: Path, collide: bool, packed: bool, flush: int
 ) -> None:
     one = _write(tmp_path / "one.jsonl", FIRST)
-    two = _write(tmp_path / "two.jsonl", [_shape(k % 6, k) for k in range(24)])
-    three = _write(tmp_path / "three.jsonl", [_shape((k + 1) % 6, k) for k in range(0, 40, 3)])
+    two = _write(tmp_path / "two.jsonl", [fold_shape(k % 6, k) for k in range(24)])
+    three = _write(tmp_path / "three.jsonl", [fold_shape((k + 1) % 6, k) for k in range(0, 40, 3)])
     as_dict, as_hashes = _both([one, two, three], collide, packed, flush)
     assert as_hashes == as_dict
     assert len(as_dict[0]) < len(FIRST) + 24 + 14  # some folded
@@ -119,7 +97,7 @@ def test_a_large_file_after_a_small_one_keeps_its_keys_in_runs(tmp_path: Path) -
     """The case that held ~1 GB at 2.7M: a file of 5 papers, then the large one, whose keys
     (every paper's, registered as it is merged) go to sorted runs, merged to a few."""
     small = _write(tmp_path / "a.jsonl", FIRST[:5])
-    large = _write(tmp_path / "b.jsonl", [_shape(k % 6, k) for k in range(400)])
+    large = _write(tmp_path / "b.jsonl", [fold_shape(k % 6, k) for k in range(400)])
     whole = load_corpus([small, large])._keys
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(foldkeys, "FLUSH", 16)
@@ -136,7 +114,7 @@ def test_a_large_file_after_a_small_one_keeps_its_keys_in_runs(tmp_path: Path) -
 
 def test_below_array_from_the_first_keys_stay_in_the_dict(tmp_path: Path) -> None:
     one = _write(tmp_path / "one.jsonl", FIRST)
-    two = _write(tmp_path / "two.jsonl", [_shape(0, 1)])
+    two = _write(tmp_path / "two.jsonl", [fold_shape(0, 1)])
     keys = load_corpus([one, two])._keys  # 31 papers, ARRAY_FROM 200,000
     assert keys is not None and not keys._packed.size and not keys._runs and keys._later
 
@@ -153,9 +131,9 @@ def test_any_added_files_fold_as_the_dict(
     with tempfile.TemporaryDirectory() as tmp:
         paths = [
             _write(Path(tmp) / "one.jsonl", FIRST),
-            _write(Path(tmp) / "two.jsonl", [_shape(*s) for s in second]),
+            _write(Path(tmp) / "two.jsonl", [fold_shape(*s) for s in second]),
         ]
         if third:
-            paths.append(_write(Path(tmp) / "three.jsonl", [_shape(*s) for s in third]))
+            paths.append(_write(Path(tmp) / "three.jsonl", [fold_shape(*s) for s in third]))
         as_dict, as_hashes = _both(paths, collide, packed=len(second) % 2 == 0, flush=1 + len(third) % 3)
         assert as_hashes == as_dict

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import SEED_FILES
+from support import SEED_FILES, fold_record, fold_shape
 
 from tui_reader import paths
 from tui_reader.corpus import corpus as corpus_module
@@ -23,46 +23,12 @@ from tui_reader.corpus import loading, merged, outcomes, parse_cache
 from tui_reader.corpus.corpus import Corpus
 from tui_reader.corpus.loading import load_corpus
 
-
-def _record(
-    i: int, doi: str = "", text: int | None = None, title: bool = True, key: str = ""
-) -> dict[str, object]:
-    out: dict[str, object] = {
-        "abstract": f"Abstract {i if text is None else text} about graphs and their many uses in learning.",
-        "authors": [f"Author {i % 7}"],
-        "year": 2000 + i % 5,
-    }
-    if title:
-        out["title"] = f"Paper {i} on graphs"
-    if doi:
-        out["doi"] = doi
-    if key:
-        out["citation-key"] = key
-    return out
-
-
-def _shape(kind: int, i: int) -> dict[str, object]:
-    """A record of a later file: the same work as paper i in one of the ways identity knows, or
-    another work sharing something with it, or a new one."""
-    return [
-        _record(i, doi=f"10.1234/a{i}"),  # a copy
-        _record(i, doi=f"10.5678/b{i}"),  # the same text under another DOI: another work
-        _record(i),  # the same text without a DOI
-        _record(i + 3000),  # new
-        _record(i + 1000, doi=f"10.1234/a{i}"),  # the same DOI, other text
-        _record(i, text=i + 2000),  # the same title, author and year, another abstract
-        _record(i, title=False),  # no title (a generated one): a titled copy's title wins
-        _record(i, key=f"k{i}"),  # a citation key
-        _record(i, key=f"other{i}"),  # another citation key, so maybe another work, renamed
-    ][kind]
-
-
 FIRST = [
-    *(_record(i, doi=f"10.1234/a{i}") for i in range(20)),
-    *(_record(i, title=False) for i in range(20, 26)),
-    _record(3, doi="10.1234/a3"),
-    _record(30, key="k30"),
-    _record(30, key="other30"),
+    *(fold_record(i, doi=f"10.1234/a{i}") for i in range(20)),
+    *(fold_record(i, title=False) for i in range(20, 26)),
+    fold_record(3, doi="10.1234/a3"),
+    fold_record(30, key="k30"),
+    fold_record(30, key="other30"),
 ]
 
 
@@ -94,9 +60,12 @@ def facts(corpus: Corpus) -> list[object]:
 
 def _three(folder: Path, second: list[tuple[int, int]], third: list[tuple[int, int]]) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
-    out = [_write(folder / "one.jsonl", FIRST), _write(folder / "two.jsonl", [_shape(*s) for s in second])]
+    out = [
+        _write(folder / "one.jsonl", FIRST),
+        _write(folder / "two.jsonl", [fold_shape(*s) for s in second]),
+    ]
     if third:
-        out.append(_write(folder / "three.jsonl", [_shape(*s) for s in third]))
+        out.append(_write(folder / "three.jsonl", [fold_shape(*s) for s in third]))
     return out
 
 
@@ -155,9 +124,9 @@ def test_a_large_file_between_small_ones_replays_its_bulk(
     monkeypatch.setattr("tui_reader.corpus.views.BULK", 32)
     folder = tmp_path / "c"
     folder.mkdir()
-    _write(folder / "a.jsonl", [_shape(k % 9, k) for k in range(12)])
-    _write(folder / "m.jsonl", [_record(i, doi=f"10.1234/a{i}") for i in range(600)])
-    _write(folder / "z.jsonl", [_shape(k % 9, k * 7) for k in range(30)])
+    _write(folder / "a.jsonl", [fold_shape(k % 9, k) for k in range(12)])
+    _write(folder / "m.jsonl", [fold_record(i, doi=f"10.1234/a{i}") for i in range(600)])
+    _write(folder / "z.jsonl", [fold_shape(k % 9, k * 7) for k in range(30)])
     corpus = _replayed_is_afresh([folder])
     journal = merged.read([data.path for data in corpus.files])
     assert journal is not None and len(journal.ops[1]) <= 12  # the large file's few folds
@@ -193,7 +162,7 @@ def _afresh_after(inputs: list[Path]) -> None:
 def test_a_changed_file_is_merged_afresh(tmp_path: Path) -> None:
     inputs = _three(tmp_path / "c", [(0, 1), (2, 4)], [(5, 2)])
     load_corpus(inputs)
-    _write(inputs[1], [_shape(0, 1), _shape(6, 21), _shape(2, 4)])
+    _write(inputs[1], [fold_shape(0, 1), fold_shape(6, 21), fold_shape(2, 4)])
     _afresh_after(inputs)
 
 
@@ -202,7 +171,7 @@ def test_a_file_added_removed_or_reordered_is_merged_afresh(tmp_path: Path) -> N
     load_corpus(inputs)
     _afresh_after(inputs[:2])
     _afresh_after(inputs[::-1])
-    _afresh_after([*inputs, _write(tmp_path / "four.jsonl", [_shape(0, 2)])])
+    _afresh_after([*inputs, _write(tmp_path / "four.jsonl", [fold_shape(0, 2)])])
 
 
 def test_a_reparsed_file_is_merged_afresh(tmp_path: Path) -> None:
@@ -293,12 +262,18 @@ def _many(folder: Path) -> list[Path]:
     """Three files in which one work comes again and again, beside copies that are other works
     (another DOI, another citation key in one file) and title-less copies."""
     folder.mkdir(parents=True, exist_ok=True)
-    one = [_record(1, doi="10.1234/a1") for _ in range(30)] + [_record(2, key=f"k{n}") for n in range(12)]
-    two = [_record(1) for _ in range(25)] + [_record(1, doi="10.5678/x")] + [_record(1, title=False)] * 9
+    one = [fold_record(1, doi="10.1234/a1") for _ in range(30)] + [
+        fold_record(2, key=f"k{n}") for n in range(12)
+    ]
+    two = (
+        [fold_record(1) for _ in range(25)]
+        + [fold_record(1, doi="10.5678/x")]
+        + [fold_record(1, title=False)] * 9
+    )
     three = [
-        _record(1, key="other1"),
-        *[_record(2, key="k3")] * 15,
-        *[_shape(k % 9, k % 4) for k in range(40)],
+        fold_record(1, key="other1"),
+        *[fold_record(2, key="k3")] * 15,
+        *[fold_shape(k % 9, k % 4) for k in range(40)],
     ]
     return [
         _write(folder / "one.jsonl", one),
@@ -347,7 +322,7 @@ def test_a_file_rewritten_and_parsed_again_during_the_merge_keeps_no_journal(tmp
     def meanwhile(corpus: Corpus, count: int) -> None:
         if len(corpus.files) == 3 and not done[0]:
             done[0] = True
-            _write(inputs[0], [*FIRST[:5], _record(77), *FIRST[5:]])  # rows shift under the merge
+            _write(inputs[0], [*FIRST[:5], fold_record(77), *FIRST[5:]])  # rows shift under the merge
             parse_cache.load_file(inputs[0])  # another reader parses it again
 
     with pytest.MonkeyPatch.context() as mp:
