@@ -47,10 +47,12 @@ def load_corpus(
 
     ``on_batch(corpus, count)`` is called as papers are read (every ``STREAM_SECONDS`` or so,
     from this thread) with the corpus being filled: its first ``count`` papers are there to
-    list and read (``ids``, ``titles``, ``paper(i)``), and stay as they are but for a generated
-    title made unique at the end. The corpus returned is that same one, complete, unless a file
-    failed in a way nobody foresaw: then a new one, without that file. An exception raised by
-    ``on_batch`` stops the load and is raised here (a parse under way leaves no temp file).
+    list and read (``ids``, ``titles``, ``paper(i)``), and keep their place and id: a record of
+    the same work read later may still fill in a field, add a source or give a real title for a
+    generated one (and generated titles are made unique at the end). The corpus returned is
+    that same one, complete, unless a file failed in a way nobody foresaw: then a new one,
+    without that file. An exception raised by ``on_batch`` stops the load and is raised here (a
+    parse under way leaves no temp file).
 
     Several files merged before and unchanged since are merged as their journal says
     (merged.py), not by reading every record's identity again."""
