@@ -539,6 +539,7 @@ def test_a_search_stopped_at_its_limit_is_asked_again_as_the_reader_does(
     monkeypatch.setattr("tui_reader.search.TIME_LIMIT", -1.0, raising=False)
     patient = search()
     assert patient["total"] == 3 and patient["total_exact"] is True and patient["stopped"] is None
+    assert isinstance(patient["took_ms"], float) and patient["took_ms"] > 0  # both asks counted
     monkeypatch.setattr("tui_reader.search.query.modes.PATIENT_LIMIT", -1.0)
     monkeypatch.setattr("tui_reader.search.PATIENT_LIMIT", -1.0, raising=False)
     stopped = search()
