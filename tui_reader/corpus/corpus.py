@@ -94,10 +94,11 @@ class Corpus:
     def _merge(self, f: int, data: FileData, start: int, stop: int, repeated: list[int]) -> None:
         """Rows start..stop of file f: in bulk, but for those that may fold into a paper."""
         idents = identities(data, start, stop) if self._keys is not None else None
+        keys = [ident.fold_keys() for ident in idents] if idents else None  # each row's, once
         done, count = 0, stop - start
-        slow = {r - start for r in repeated} | self._shared(f, idents)
+        slow = {r - start for r in repeated} | self._shared(f, keys)
         for p in [*sorted(slow), count]:
-            self._append(f, start + done, start + p, data, idents[done:p] if idents else None)
+            self._append(f, start + done, start + p, data, keys[done:p] if keys else None)
             if p < count:
                 at = self._add(f, start + p, data, idents[p] if idents else None)
                 self.decided[f].extend((start + p, at))
@@ -123,24 +124,24 @@ class Corpus:
             done = r + 1
         self._append(f, done, len(data), data, None)
 
-    def _shared(self, f: int, idents: list[Identity] | None) -> set[int]:
-        """The rows (of these identities) with a fold key another file's paper has."""
+    def _shared(self, f: int, keys_of: list[list[str]] | None) -> set[int]:
+        """The rows (of these fold keys, a list a row) with a key another file's paper has."""
         keys = self._keys
-        if not keys or not idents:
+        if not keys or not keys_of:
             return set()
-        flat = [(p, k) for p, ident in enumerate(idents) for k in ident.fold_keys()]
+        flat = [(p, k) for p, row_keys in enumerate(keys_of) for k in row_keys]
         found = keys.found([k for _, k in flat])
         return {p for (p, _), i in zip(flat, found, strict=True) if i is not None and self._elsewhere(i, f)}
 
-    def _append(self, f: int, start: int, stop: int, data: FileData, idents: list[Identity] | None) -> None:
-        """Rows start..stop of file f, all papers not listed yet."""
+    def _append(self, f: int, start: int, stop: int, data: FileData, keys_of: list[list[str]] | None) -> None:
+        """Rows start..stop of file f, all papers not listed yet (``keys_of``: their fold keys)."""
         if start < stop:
             n = len(self._at)
             self._at.frombytes(np.arange((f << 32) + start, (f << 32) + stop, dtype=np.uint64).tobytes())
             self.index_of.added(n, f, data, start, stop)
-            if self._keys is not None and idents:
+            if self._keys is not None and keys_of:
                 loc = (f << 32) + start - n
-                entries = [(k, i, loc + i) for i, ident in enumerate(idents, n) for k in ident.fold_keys()]
+                entries = [(k, i, loc + i) for i, row_keys in enumerate(keys_of, n) for k in row_keys]
                 self._keys.register_many(entries)
 
     def _register(self, i: int, ident: Identity, loc: int) -> None:
