@@ -29,6 +29,9 @@ def _resolve(path: Path) -> Path:
         return path.expanduser().absolute()
 
 
+Progress = Callable[[int, int, Path], None]  # (file number, files, path) as each file begins
+
+
 class _Relayed(Exception):
     """An exception of on_batch's, on its way through the handler for a file's exceptions."""
 
@@ -39,7 +42,7 @@ class _Relayed(Exception):
 
 def load_corpus(
     inputs: Sequence[str | os.PathLike[str]] = (),
-    progress: Callable[[int, int, Path], None] | None = None,
+    progress: Progress | None = None,
     use_cache: bool = True,
     on_batch: Callable[[Corpus, int], None] | None = None,
 ) -> Corpus:
@@ -83,9 +86,6 @@ def load_corpus(
         merged.write(found, stamps, [np.frombuffer(ops, np.int64).reshape(-1, 2) for ops in corpus.decided])
     corpus.decided = []  # written (or not to be): the journal's, not the reader's
     return corpus
-
-
-Progress = Callable[[int, int, Path], None]
 
 
 def _replayed(
