@@ -1,11 +1,13 @@
 """The first keystrokes after a launch from a cold page cache (after a boot), with the index's
-files read ahead (search/index/warmup.py) and without.
+files read ahead (search/index/warmup.py) and the reader's malloc arena readied (heap.py), and
+without either.
 
 Each run drops the kernel's page cache (root only: ``/proc/sys/vm/drop_caches``), opens the
 collection and its built index as the reader's index worker does (``Searcher(warm=True)``),
 waits ``--wait`` seconds (the user reading the first screen), then types the text a keystroke
-at a time and presses Enter, each timed. Run: ``python -m bench.cold_start FOLDER --cache DIR``
-(DIR: the XDG cache holding its parse cache and index, built already).
+at a time and presses Enter, each timed in a new thread (the reader's search workers). Run:
+``python -m bench.cold_start FOLDER --cache DIR`` (DIR: the XDG cache holding its parse cache
+and index, built already).
 """
 
 from __future__ import annotations
@@ -20,27 +22,36 @@ import time
 from pathlib import Path
 
 _CHILD = """
-import json, sys, time
+import json, sys, threading, time
 from tui_reader.corpus.loading import load_corpus
-from tui_reader.search.index import warmup
+from tui_reader.search.index import heap, warmup
 from tui_reader.search.index.persistent import SearchIndex
 from tui_reader.search.query.modes import SearchMode
 from tui_reader.search.searcher import Searcher
 folder, text, wait, warm_up = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4] == "1"
-if not warm_up:
+if warm_up:
+    heap.one_arena()  # as the reader's start does
+else:
     warmup.SHARE = 0.0
+    heap.settle = lambda: False
 index = SearchIndex(load_corpus([folder]))
 index.ensure()
-searcher = Searcher(index)
+made = []  # opened in a thread that then ends, as the reader's index worker does
+opener = threading.Thread(target=lambda: made.append(Searcher(index)))
+opener.start()
+opener.join()
+searcher = made[0]
 time.sleep(wait)
 out = []
-for n in range(1, len(text) + 1):
+def timed(text, mode):  # each in a thread of its own, as the reader's search workers are
     start = time.perf_counter()
-    searcher.search(text[:n], SearchMode.TYPING)
+    worker = threading.Thread(target=searcher.search, args=(text, mode))
+    worker.start()
+    worker.join()
     out.append(1000 * (time.perf_counter() - start))
-start = time.perf_counter()
-searcher.search(text, SearchMode.ENTER)
-out.append(1000 * (time.perf_counter() - start))
+for n in range(1, len(text) + 1):
+    timed(text[:n], SearchMode.TYPING)
+timed(text, SearchMode.ENTER)
 print(json.dumps(out))
 """
 

@@ -339,6 +339,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for raw in args.paths:  # fail before the screen opens, with a plain message
             if not Path(raw).expanduser().exists():
                 raise CorpusError(f"no such file or folder: {raw}")
+        from tui_reader.search import one_arena
+
+        one_arena()  # before any thread: the first keystroke's memory (search/index/heap.py)
         from tui_reader.app.app import ReaderApp
         from tui_reader.corpus.outcomes import prepare as prepare_parse_workers
 

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from tui_reader.search.facets import facets as count_facets
     from tui_reader.search.fast.selfcheck import remember as remember_self_check
     from tui_reader.search.highlight import match_spans, snippet
+    from tui_reader.search.index.heap import one_arena
     from tui_reader.search.index.persistent import SearchIndex, UpdateReport
     from tui_reader.search.opening import Opened, answered, open_searcher
     from tui_reader.search.ordering import Order
@@ -45,6 +46,7 @@ _WHERE = {
     "count_facets": "facets:facets",
     "match_spans": "highlight",
     "snippet": "highlight",
+    "one_arena": "index.heap",
     "SearchIndex": "index.persistent",
     "UpdateReport": "index.persistent",
     "PAGE": "query.modes",
@@ -95,6 +97,7 @@ __all__ = [
     "count_facets",
     "match_spans",
     "needs_text",
+    "one_arena",
     "open_searcher",
     "querytext",
     "rank_related",

@@ -17,6 +17,7 @@ from whoosh import query
 from tui_reader.corpus.parse_cache import meta_path
 from tui_reader.search.fast import selfcheck
 from tui_reader.search.fast.score import search as fast_search
+from tui_reader.search.index import heap
 from tui_reader.search.index.schema import DEFAULT_FIELD
 from tui_reader.search.index.warmup import index_files, warm_up
 from tui_reader.search.query.completion import Completer
@@ -49,7 +50,9 @@ class LazyCompleter(Completer):
 def read_ahead(index: SearchIndex, completer: Completer) -> None:
     """The vocabulary (word lists cut by bad bytes raise here), the self-check, and the norms of
     FIELDS, computed by scoring any one word of each as a search would; then the segments'
-    pages in the background (warmup.py)."""
+    pages in the background (warmup.py), and this thread's arena readied for the first
+    keystroke's arrays (heap.py: the reader's index worker ends here, and the next search
+    thread takes its arena)."""
     with index.searcher() as s:
         _ = completer.vocabulary
         selfcheck.status()
@@ -61,3 +64,4 @@ def read_ahead(index: SearchIndex, completer: Completer) -> None:
                 fast_search(s, query.Term(fieldname, first.decode("utf-8")), 1)
     metas = [meta_path(data.path) for data in index.corpus.files]
     warm_up(index_files(index.dir, metas))  # then their pages, read by the kernel meanwhile
+    heap.settle()
