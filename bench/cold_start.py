@@ -61,8 +61,9 @@ def drop_caches() -> None:
     Path("/proc/sys/vm/drop_caches").write_text("1\n")
 
 
-def one(folder: Path, cache: Path, text: str, wait: float, warm_up: bool) -> list[float]:
-    drop_caches()
+def one(folder: Path, cache: Path, text: str, wait: float, warm_up: bool, drop: bool = True) -> list[float]:
+    if drop:
+        drop_caches()
     env = {**os.environ, "XDG_CACHE_HOME": str(cache), "OPENBLAS_NUM_THREADS": "1"}
     run = subprocess.run(
         [sys.executable, "-c", _CHILD, str(folder), text, str(wait), "1" if warm_up else "0"],
@@ -81,22 +82,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--text", default="graph neural")
     parser.add_argument("--wait", type=float, default=3.0, help="seconds between ready and the first key")
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument(
+        "--keep-cache", action="store_true", help="a relaunch: the page cache kept (no root needed)"
+    )
     args = parser.parse_args(argv)
     try:
-        drop_caches()
+        if not args.keep_cache:
+            drop_caches()
     except OSError as exc:
         print(f"cannot drop the page cache ({exc}): run as root", file=sys.stderr)
         return 2
     runs: dict[bool, list[list[float]]] = {False: [], True: []}
     for _ in range(args.reps):
         for warm_up in (False, True):
-            runs[warm_up].append(one(args.folder, args.cache, args.text, args.wait, warm_up))
+            measured = one(args.folder, args.cache, args.text, args.wait, warm_up, not args.keep_cache)
+            runs[warm_up].append(measured)
             time.sleep(0.5)
     for warm_up, measured in runs.items():
         worst = [max(r[:-1]) for r in measured]
         first = [r[1] if len(r) > 2 else r[0] for r in measured]  # the first key with completions
         enter = [r[-1] for r in measured]
-        label = "read ahead" if warm_up else "as it was "
+        label = "readied  " if warm_up else "as it was"
         print(
             f"{label}: 2nd key median {statistics.median(first):.0f} ms, "
             f"worst key median {statistics.median(worst):.0f} ms (max {max(worst):.0f}), "
