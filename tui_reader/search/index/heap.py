@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import platform
 
 M_TRIM_THRESHOLD = -1  # malloc.h
@@ -47,9 +48,11 @@ def one_arena() -> bool:
     return _mallopt(M_ARENA_MAX, 1)
 
 
+@functools.cache
 def settle() -> bool:
     """glibc's thresholds at their ceilings, and TOUCH bytes touched in the arena and freed;
-    False (nothing done) where the C library is not glibc or refuses."""
+    False (nothing done) where the C library is not glibc or refuses. Once a process: the
+    settings are the process's, and the memory stays in its one arena."""
     if not (_mallopt(M_MMAP_THRESHOLD, MMAP) and _mallopt(M_TRIM_THRESHOLD, TRIM)):
         return False
     touched = [bytearray(PIECE) for _ in range(TOUCH // PIECE)]  # zeroed: every page written
