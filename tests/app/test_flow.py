@@ -143,3 +143,33 @@ async def test_the_list_asks_for_the_snippets_it_scrolls_to(make_app: MakeApp, t
         assert all(r in papers.snippets for r in later)  # asked for with SnippetsWanted
         text, spans = papers.snippets[later[-1]]
         assert "alpha" in text and spans
+
+
+async def _burst(pilot: object, keys: list[tuple[str, str]]) -> None:
+    """Keys that arrive in one read (over ssh, from a paste without bracketed paste, from tmux
+    send-keys): all posted before the app handles any, unlike Pilot's press, which waits."""
+    from textual import events
+
+    app = pilot.app  # type: ignore[attr-defined]
+    for key, character in keys:
+        app.post_message(events.Key(key, character))
+
+
+async def test_a_query_typed_in_one_burst_with_its_enter_is_searched(make_app: MakeApp) -> None:
+    """Enter's binding (priority, so the keys after it go to the list) used to read the bar
+    before the Input had taken the burst's letters: "graph⏎" searched "" and cleared the bar."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("slash")
+        await _burst(pilot, [(c, c) for c in "graph"] + [("enter", "\r"), ("S", "S")])
+        await drained(pilot)
+        await settle(pilot)
+        assert screen.search_bar.value == "graph"
+        assert screen.result is not None and screen.result.query == "graph" and not screen.result.typing
+        assert screen.result.total == 3  # the seeds' "graph" at Enter
+        assert isinstance(app.focused, PaperList)  # the S after Enter went to the list: a sort
+        assert screen.model.view.sort.value != "relevance"
+        await pilot.pause(0.3)  # past the typing debounce: no type-ahead replaces Enter's answer
+        await drained(pilot)
+        assert screen.result is not None and not screen.result.typing and screen.model.depth == 2

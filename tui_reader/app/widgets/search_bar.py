@@ -121,6 +121,8 @@ class SearchBar(Vertical):
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
         self._cancel()
+        if self.screen.focused is not self.input:  # keys of a burst before its Enter: sent already
+            return
         text = event.value
         self._timer = self.set_timer(DEBOUNCE, lambda: self.post_message(self.QueryChanged(text)))
 
@@ -131,9 +133,11 @@ class SearchBar(Vertical):
 
     def action_submit(self) -> None:
         """Enter: the search goes out, and the focus leaves the bar at once (the list is the
-        next focusable widget; the screen's handler keeps it there)."""
+        next focusable widget; the screen's handler keeps it there). The text is read once the
+        Input has taken the keys before Enter: a burst ("graph⏎" in one read, over ssh or from
+        a paste) reaches this priority binding before the Input's queue holds "graph"."""
         self._cancel()
-        self.post_message(self.QuerySubmitted(self.input.value))
+        self.input.call_later(self._send)  # runs after the keys already queued for the Input
         screen = self.screen
         after = (
             screen.focus_chain[screen.focus_chain.index(self.input) + 1 :]
@@ -142,3 +146,7 @@ class SearchBar(Vertical):
         )
         if after:
             screen.set_focus(after[0])
+
+    def _send(self) -> None:
+        self._cancel()
+        self.post_message(self.QuerySubmitted(self.input.value))
