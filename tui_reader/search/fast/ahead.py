@@ -50,9 +50,8 @@ class LazyCompleter(Completer):
 def read_ahead(index: SearchIndex, completer: Completer) -> None:
     """The vocabulary (word lists cut by bad bytes raise here), the self-check, and the norms of
     FIELDS, computed by scoring any one word of each as a search would; then the segments'
-    pages in the background (warmup.py), and this thread's arena readied for the first
-    keystroke's arrays (heap.py: the reader's index worker ends here, and the next search
-    thread takes its arena)."""
+    pages in the background (warmup.py), and the malloc arena readied for the first
+    keystroke's arrays (heap.py: the reader's threads share one arena)."""
     with index.searcher() as s:
         _ = completer.vocabulary
         selfcheck.status()

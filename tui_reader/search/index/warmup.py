@@ -3,9 +3,11 @@
 After a boot (or once other work pushed the index out of memory), the first keystrokes at 2.7M
 papers read their posting blocks from the disk. The reader's index worker, once the index is
 open, asks the kernel to read every segment and parse cache meta file ahead (``posix_fadvise``
-WILLNEED, in 2 MB pieces: the kernel caps one request at its readahead window): ~1.5 s for
-3.4 GB from a cold disk, ~60 ms when it is cached already. The pages are not mapped into this
-process (its memory does not grow) and no answer changes: a hint to the kernel, nothing more.
+WILLNEED, in 2 MB pieces: the kernel caps one request at its readahead window): the requests
+take ~1.5 s for 3.4 GB (~60 ms when cached), the pages ~7 s to come in from a cold disk here,
+in file order (what a keystroke reads first, then the postings, measured worse: README). The
+pages are not mapped into this process (its memory does not grow) and no answer changes: a
+hint to the kernel, nothing more.
 Files larger than half the memory available together are left alone (they would only push
 other files out, or each other). ``python -m bench.cold_start`` measures it (README).
 """
