@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support import SEEDS
 
 from tui_reader.corpus.loading import load_corpus
+from tui_reader.search.index import analysis
 from tui_reader.search.index.analysis import FastFoldAnalyzer, FastStemAnalyzer, fold_chain, stem_chain
 
 TRICKY = [
@@ -56,3 +59,14 @@ def test_character_offsets_come_from_the_chain() -> None:
         ("diffusion", "diffus"),
         ("policies", "polici"),
     ]
+
+
+ASCIIISH = st.text(alphabet=st.sampled_from("aZ09_. ..\t\n\x1c\x7f-,;:'$\\é"), max_size=40)
+
+
+@settings(max_examples=400, deadline=None)
+@given(ASCIIISH | st.text(max_size=40))
+def test_the_ascii_word_split_is_the_regexs(text: str) -> None:
+    """The fast split of ASCII text (a build's hot path) finds exactly the token regex's words:
+    dots inside, at the ends, doubled or alone; the separators str.split also splits on."""
+    assert analysis._words(text) == analysis._WORDS(text)

@@ -68,11 +68,11 @@ class Words:
         words = self.analyzer.words(value)
         table = self.table
         found = list(map(table.get, words))
-        if None in found:
-            new = self.new
-            ids = [table[w] if w in table else new(w) for w in words]
-        else:
-            ids = cast("list[int]", found)
+        if None in found:  # new words, numbered in a fixed order; then every word looked up in C
+            for word in sorted(set(words).difference(table)):
+                self.new(word)
+            found = list(map(table.__getitem__, words))
+        ids = cast("list[int]", found)
         if -1 not in ids:
             return ids, 0
         first = 0
@@ -213,8 +213,8 @@ def _ranked(g: _Field) -> tuple[list[bytes], np.ndarray]:
     """The range's terms in order (UTF-8 bytes), and each token's or posting's rank among them."""
     numbers = np.frombuffer(g.terms, np.uint32) if len(g.terms) else np.zeros(0, np.uint32)
     if g.words is not None:
-        present = np.unique(numbers)
         texts = g.words.texts
+        present = np.flatnonzero(np.bincount(numbers, minlength=len(texts)))  # np.unique sorts: 4x slower
         keys = [texts[n] for n in present.tolist()]
     else:
         present = None
