@@ -8,6 +8,8 @@ built on demand from its file's rows; a paper costs ~8 bytes here (its record's 
 from __future__ import annotations
 
 import hashlib
+import itertools
+import json
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
@@ -334,6 +336,23 @@ class Corpus:
             return data.rows.get(r)
         p = self.paper(i)
         return (p.id, p.title, p.abstract, p.authors, p.venue, p.year, p.url, p.title_generated, p.extra())
+
+    def rows(self, start: int, stop: int) -> list[tuple[object, ...]]:
+        """``row(i)`` for papers start..stop-1, each run of consecutive rows of a file in one read
+        (an index build reads every paper: a read and a lock each were a tenth of it at 2.7M)."""
+        at = np.frombuffer(self._at[start:stop], np.uint64)  # a copy: _at may grow meanwhile
+        if not len(at):
+            return []
+        cuts = np.flatnonzero((np.diff(at) != 1) | (np.diff(at >> np.uint64(32)) != 0)) + 1
+        out: list[tuple[object, ...]] = []
+        for lo, hi in itertools.pairwise([0, *cuts.tolist(), len(at)]):
+            first = int(at[lo])
+            blobs = self.files[first >> 32].rows.raw_range(first & ROW, (first & ROW) + hi - lo)
+            out += [tuple(json.loads(blob)) for blob in blobs]
+        for i in range(start, stop):
+            if i in self._more:  # a paper of several records: its merged fields
+                out[i - start] = self.row(i)
+        return out
 
     def abstract(self, i: int) -> str:
         for data, r in self.records(i):

@@ -33,7 +33,7 @@ from tui_reader.search.fast import selfcheck
 from tui_reader.search.index import faults, isolated, leftovers
 from tui_reader.search.index import manifest as manifests
 from tui_reader.search.index.manifest import Sigs, read_signatures, signatures
-from tui_reader.search.index.schema import SCHEMA_VERSION, document, make_schema
+from tui_reader.search.index.schema import SCHEMA_VERSION, document, documents, make_schema
 from tui_reader.search.index.storage import MappedStorage
 
 Progress = Callable[[int, int, str], None]
@@ -267,8 +267,8 @@ class SearchIndex:
                 writer, n, procs=procs, progress=progress, tempdir=self.base, prefix=f"{corpus.key}.bulk-"
             )
             step = max(1, n // 200)
-            for count, i in enumerate(build.order()):
-                build.add(i, document(corpus, i))
+            for count, (i, doc) in enumerate(documents(corpus, build.order())):
+                build.add(i, doc)
                 if progress and build.procs == 1 and count % step == 0:
                     progress(count, n, "indexing")  # may raise to cancel (the app is quitting)
             build.finish()
