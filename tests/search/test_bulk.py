@@ -196,3 +196,22 @@ def test_cancelling_a_build_stops_the_workers_and_leaves_nothing(
     assert [p.name for p in root.iterdir() if p.is_dir()] == []  # no staging or temp folders
     assert index.ensure(procs=2).action == "built"  # and the next start builds it
     index.close()
+
+
+def test_a_schema_with_a_column_is_left_to_whooshs_writer(tmp_path: Path) -> None:
+    """The bulk build writes lengths and stored fields a range at a time; a sortable field's
+    column it does not write, so such a schema is refused (and the index built by Whoosh's)."""
+    from whoosh import fields
+    from whoosh.filedb.filestore import RamStorage
+
+    from tui_reader.search.fast.codec import NpCodec
+
+    schema = make_schema()
+    schema.add("rank", fields.NUMERIC(int, sortable=True))
+    writer = RamStorage().create_index(schema).writer(codec=NpCodec())
+    try:
+        with pytest.raises(bulk.BulkUnsupported, match="column"):
+            bulk.check_writer(writer)
+        bulk.check_writer(RamStorage().create_index(make_schema()).writer(codec=NpCodec()))
+    finally:
+        writer.cancel()

@@ -258,6 +258,7 @@ class Segment:
         fw = self._writer.fieldwriter
         fw._tindex = make(fw._tindex)
         self.add_term = fw._tindex.add
+        self.add_terms: Callable[[bytes, list[bytes], bytes, int], Any] = fw._tindex.add_many
 
     def field_key(self, name: str) -> bytes:
         """The prefix of the field's term keys (numbering fields as start_field does)."""

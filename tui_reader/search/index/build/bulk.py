@@ -48,8 +48,8 @@ def check_writer(writer: Any) -> None:
         raise BulkUnsupported("not an NpCodec segment writer")
     for name in writer.schema.names():
         field = writer.schema[name]
-        if field.vector or field.separate_spelling():
-            raise BulkUnsupported(f"field {name!r} has vectors or a spelling field")
+        if field.vector or field.separate_spelling() or field.column_type:
+            raise BulkUnsupported(f"field {name!r} has vectors, a spelling field or a column")
         if field.indexed and gather.value_kind(field) is None:
             raise BulkUnsupported(f"field {name!r} has a posting format the bulk build does not write")
 

@@ -10,6 +10,7 @@ docnum order by one stable sort per span.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -93,6 +94,16 @@ def encode(
     (listwriter.TERMINFO_DTYPE records, extents from the chunk's start). The terms are encoded
     in batches of about ``task.limit`` postings, a term with more in pieces of whole blocks
     (pieces.PieceJoiner): a worker holds one batch, whatever the collection's size."""
+    with contextlib.ExitStack() as stack:
+        for r in runs:
+            if r.size(task.field):
+                stack.enter_context(r.mapped())
+        return _encode(runs, task, lengths, path, blocklimit)
+
+
+def _encode(
+    runs: list[Run], task: Task, lengths: np.ndarray, path: Path, blocklimit: int
+) -> tuple[list[bytes], bytes]:
     name = task.field
     spans, slices = [], []
     for r in runs:

@@ -10,8 +10,12 @@ merge.py maps slices of them (``np.memmap``), so a merge never holds a whole run
 
 from __future__ import annotations
 
+import contextlib
+import mmap
+import os
 import pickle
 from bisect import bisect_left
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -88,6 +92,23 @@ class Run:
         self.table = table
         self.base: int = table["base"]
         self.count: int = table["count"]
+        self._map: mmap.mmap | None = None
+
+    @contextlib.contextmanager
+    def mapped(self) -> Iterator[None]:
+        """The file mapped once for the many reads of a merge task: an ``np.memmap`` per read
+        (a system call each) cost a 2.7M build minutes over its 180 runs. The mapping goes when
+        the task's arrays do, so a worker never holds every run."""
+        if self._map is not None:
+            yield
+            return
+        with open(self.table["path"], "rb") as fh:
+            if os.fstat(fh.fileno()).st_size:
+                self._map = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        try:
+            yield
+        finally:
+            self._map = None
 
     def has(self, name: str, what: str) -> bool:
         return (name, what) in self.table["arrays"]
@@ -96,6 +117,8 @@ class Run:
         offset, dtype, size = self.table["arrays"][name, what]
         if not size:
             return np.zeros(0, dtype)
+        if self._map is not None:
+            return np.frombuffer(self._map, dtype, size, offset)
         return np.memmap(self.table["path"], dtype, "r", offset, (size,))
 
     def terms(self, name: str, lo: int, hi: int) -> list[bytes]:

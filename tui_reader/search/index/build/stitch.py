@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3PerDocWriter, _lenfield
+from whoosh.util.numeric import _length_byte_cache
 
 from tui_reader.search.fast import w3
 from tui_reader.search.fast.listwriter import TERMINFO_DTYPE
@@ -19,10 +21,12 @@ from tui_reader.search.index.build import runs
 from tui_reader.search.index.build.transport import Doc
 
 COPY_BUFFER = 16 << 20
+LENGTH_BYTES = np.array(_length_byte_cache, np.int64)  # length_to_byte is bisect_left in it
+LENGTH_CAP = 106374  # and 255 from here on
 
 
 class PerDoc:
-    """Stored fields, field lengths and columns, written in docnum order as add_document would
+    """Stored fields and field lengths, written in docnum order as add_document would
     write them: the stored values as documents are fed, the lengths once their range's run is
     written (``lengths_from``)."""
 
@@ -32,41 +36,40 @@ class PerDoc:
         self.fields = {n: schema[n] for n in schema.names()}
         self._stored_names = {n for n, f in self.fields.items() if f.stored}
         self._stored: list[dict[str, Any] | None] = [None] * total
-        self._present: list[tuple[str, ...]] = [()] * total
-        self._shapes: dict[tuple[str, ...], tuple[str, ...]] = {}
+        if not isinstance(segment.perdoc, W3PerDocWriter):
+            raise TypeError("not a W3 per-document writer")
         self.done = 0  # documents written
 
     def stored(self, docnum: int, doc: Doc) -> None:
-        names = tuple(sorted(n for n, v in doc.items() if v is not None and not n.startswith("_")))
-        self._present[docnum] = self._shapes.setdefault(names, names)
-        stored = {n: doc[n] for n in names if n in self._stored_names}
+        names = sorted(n for n, v in doc.items() if v is not None and n in self._stored_names and n[0] != "_")
+        stored = {n: doc[n] for n in names}  # in add_field's order
         self._stored[docnum] = stored or None
 
     def lengths_from(self, tables: dict[int, runs.Table]) -> None:
         while self.done in tables:
             table = tables[self.done]
             run = runs.Run(table)
-            lengths = {
-                n: np.asarray(run.array(n, "lengths")).tolist() for n in self.fields if run.has(n, "lengths")
-            }
+            lengths = {n: np.asarray(run.array(n, "lengths")) for n in self.fields if run.has(n, "lengths")}
             self._write(table["base"], table["count"], lengths)
 
-    def _write(self, base: int, count: int, lengths: dict[str, list[int]]) -> None:
+    def _write(self, base: int, count: int, lengths: dict[str, np.ndarray]) -> None:
+        """What start_doc, add_field and finish_doc write for each document, a range at a time:
+        a length column's bytes in one write (its 0s are what the column writer's fill
+        writes), the stored fields through the stored column's own writer. (A schema with
+        other columns is not built here: bulk.check_writer.)"""
         pdw = self.segment.perdoc
-        fields = self.fields
         end = base + count
-        for j, (values, names) in enumerate(
-            zip(self._stored[base:end], self._present[base:end], strict=True)
-        ):
-            pdw.start_doc(base + j)
-            values = values or {}
-            for name in names:
-                field = fields[name]
-                pdw.add_field(name, field, values.get(name), lengths[name][j] if name in lengths else 0)
-                column = field.column_type
-                if column and name in values:
-                    pdw.add_column_value(name, column, field.to_column_value(values[name]))
-            pdw.finish_doc()
+        if pdw._doccount != base:
+            raise ValueError(f"documents from {base} written after {pdw._doccount}")
+        codes = {name: _length_bytes(values) for name, values in lengths.items()}
+        _add_totals(pdw, codes, lengths)
+        for name, (values, last) in codes.items():
+            _write_bytes(pdw, name, base, values, last)
+        stored = pdw._colwriters["_stored"]
+        for j, fields in enumerate(self._stored[base:end]):
+            if fields:
+                stored.add(base + j, fields)
+        pdw._doccount = end
         self._stored[base:end] = [None] * count  # written: free them
         self.done = end
 
@@ -86,12 +89,7 @@ def copy_chunk(segment: w3.Segment, field: str, path: Path, terms: list[bytes], 
     path.unlink()
     table = np.frombuffer(infos, TERMINFO_DTYPE).copy()
     table["offset"] += base
-    raw = table.tobytes()
-    size = TERMINFO_DTYPE.itemsize
-    prefix = segment.field_key(field)
-    add = segment.add_term
-    for i, term in enumerate(terms):
-        add(prefix + term, raw[i * size : (i + 1) * size])
+    segment.add_terms(segment.field_key(field), terms, table.tobytes(), TERMINFO_DTYPE.itemsize)
 
 
 class _Writer:
@@ -99,3 +97,36 @@ class _Writer:
 
     def __init__(self, segment: w3.Segment) -> None:
         self.write = segment.write
+
+
+def _length_bytes(lengths: np.ndarray) -> tuple[np.ndarray, int]:
+    """add_field's length bytes for a range (length_to_byte: 0 only for 0), with the number up
+    to the last that is not 0 (a byte its column's add skips)."""
+    values = lengths.astype(np.int64)
+    codes = np.searchsorted(LENGTH_BYTES, values, side="left")
+    codes[values >= LENGTH_CAP] = 255
+    nonzero = np.flatnonzero(codes)
+    return codes.astype(np.uint8), int(nonzero[-1]) + 1 if nonzero.size else 0
+
+
+def _add_totals(pdw: Any, codes: dict[str, tuple[np.ndarray, int]], lengths: dict[str, np.ndarray]) -> None:
+    """Each field's total length, and its length column if new, in the order documents by
+    document would add them (the first document with a length, then the field's name, as
+    add_field is called): the segment's totals and the compound file keep that order."""
+    first = {name: int(np.flatnonzero(values)[0]) for name, (values, last) in codes.items() if last}
+    for name in sorted(first, key=lambda n: (first[n], n)):
+        pdw._fieldlengths[name] += int(lengths[name].sum(dtype=np.int64))
+        if not pdw._has_column(_lenfield(name)):
+            pdw._create_column(_lenfield(name), LENGTHS_COLUMN)
+
+
+def _write_bytes(pdw: Any, name: str, base: int, codes: np.ndarray, last: int) -> None:
+    """The column's add for each document base.. with a byte not 0: the gap before it filled
+    with the default (fill), then the bytes up to the last (their 0s are fill's too)."""
+    if not last:
+        return
+    writer = pdw._get_column(_lenfield(name))
+    if writer._count < base:
+        writer._dbfile.write(writer._defaultbytes * (base - writer._count))
+    writer._dbfile.write(codes[:last].tobytes())
+    writer._count = base + last
