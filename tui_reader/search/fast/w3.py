@@ -28,7 +28,7 @@ from whoosh import columns, formats, scoring
 from whoosh.codec import whoosh3
 from whoosh.matching.wrappers import FilterMatcher
 from whoosh.system import pack_ushort
-from whoosh.util.numeric import byte_to_length
+from whoosh.util.numeric import _length_byte_cache, byte_to_length
 
 from tui_reader.search import stop
 
@@ -268,3 +268,50 @@ class Segment:
         """``count`` documents were written: commit() then closes the segment as usual."""
         self._writer.docnum = count
         self._writer._added = True
+
+
+LENGTH_BYTES = np.array(_length_byte_cache, np.int64)  # length_to_byte is bisect_left in it
+
+
+class PerDoc:
+    """A W3 segment's per-document writer given a range of documents at once (build/stitch.py):
+    what start_doc, add_field and finish_doc leave in the writer and its column writers."""
+
+    def __init__(self, pdw: Any) -> None:
+        if not isinstance(pdw, whoosh3.W3PerDocWriter):
+            raise TypeError("not a W3 per-document writer")
+        self._pdw = pdw
+
+    @property
+    def count(self) -> int:
+        """The documents written so far."""
+        return int(self._pdw._doccount)
+
+    def add_length(self, name: str, total: int) -> None:
+        """A field's total length, and its length column on the first (add_field's order)."""
+        pdw = self._pdw
+        pdw._fieldlengths[name] += total
+        column = whoosh3._lenfield(name)
+        if not pdw._has_column(column):
+            pdw._create_column(column, whoosh3.LENGTHS_COLUMN)
+
+    def write_lengths(self, name: str, base: int, codes: bytes) -> None:
+        """The length bytes of documents base.. (the column's fill before them, as add does)."""
+        writer = self._pdw._get_column(whoosh3._lenfield(name))
+        if writer._count < base:
+            writer._dbfile.write(writer._defaultbytes * (base - writer._count))
+        writer._dbfile.write(codes)
+        writer._count = base + len(codes)
+
+    def store(self, docnum: int, fields: dict[str, Any]) -> None:
+        """A document's stored fields through the stored column's own writer."""
+        self._pdw._colwriters["_stored"].add(docnum, fields)
+
+    def written(self, count: int) -> None:
+        """The range up to ``count`` is written (finish_doc's count)."""
+        self._pdw._doccount = count
+
+
+def widen(growable: Any, value: int) -> None:
+    """A GrowableArray retyped once to hold ``value`` (its append would retype item by item)."""
+    growable._retype(value)

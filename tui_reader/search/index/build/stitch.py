@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3PerDocWriter, _lenfield
-from whoosh.util.numeric import _length_byte_cache
 
 from tui_reader.search.fast import w3
 from tui_reader.search.fast.listwriter import TERMINFO_DTYPE
@@ -21,7 +19,6 @@ from tui_reader.search.index.build import runs
 from tui_reader.search.index.build.transport import Doc
 
 COPY_BUFFER = 16 << 20
-LENGTH_BYTES = np.array(_length_byte_cache, np.int64)  # length_to_byte is bisect_left in it
 LENGTH_CAP = 106374  # and 255 from here on
 
 
@@ -36,8 +33,7 @@ class PerDoc:
         self.fields = {n: schema[n] for n in schema.names()}
         self._stored_names = {n for n, f in self.fields.items() if f.stored}
         self._stored: list[dict[str, Any] | None] = [None] * total
-        if not isinstance(segment.perdoc, W3PerDocWriter):
-            raise TypeError("not a W3 per-document writer")
+        self._perdoc = w3.PerDoc(segment.perdoc)
         self.done = 0  # documents written
 
     def stored(self, docnum: int, doc: Doc) -> None:
@@ -57,19 +53,19 @@ class PerDoc:
         a length column's bytes in one write (its 0s are what the column writer's fill
         writes), the stored fields through the stored column's own writer. (A schema with
         other columns is not built here: bulk.check_writer.)"""
-        pdw = self.segment.perdoc
+        perdoc = self._perdoc
         end = base + count
-        if pdw._doccount != base:
-            raise ValueError(f"documents from {base} written after {pdw._doccount}")
+        if perdoc.count != base:
+            raise ValueError(f"documents from {base} written after {perdoc.count}")
         codes = {name: _length_bytes(values) for name, values in lengths.items()}
-        _add_totals(pdw, codes, lengths)
+        _add_totals(perdoc, codes, lengths)
         for name, (values, last) in codes.items():
-            _write_bytes(pdw, name, base, values, last)
-        stored = pdw._colwriters["_stored"]
+            if last:
+                perdoc.write_lengths(name, base, values[:last].tobytes())
         for j, fields in enumerate(self._stored[base:end]):
             if fields:
-                stored.add(base + j, fields)
-        pdw._doccount = end
+                perdoc.store(base + j, fields)
+        perdoc.written(end)
         self._stored[base:end] = [None] * count  # written: free them
         self.done = end
 
@@ -103,30 +99,18 @@ def _length_bytes(lengths: np.ndarray) -> tuple[np.ndarray, int]:
     """add_field's length bytes for a range (length_to_byte: 0 only for 0), with the number up
     to the last that is not 0 (a byte its column's add skips)."""
     values = lengths.astype(np.int64)
-    codes = np.searchsorted(LENGTH_BYTES, values, side="left")
+    codes = np.searchsorted(w3.LENGTH_BYTES, values, side="left")
     codes[values >= LENGTH_CAP] = 255
     nonzero = np.flatnonzero(codes)
     return codes.astype(np.uint8), int(nonzero[-1]) + 1 if nonzero.size else 0
 
 
-def _add_totals(pdw: Any, codes: dict[str, tuple[np.ndarray, int]], lengths: dict[str, np.ndarray]) -> None:
+def _add_totals(
+    perdoc: w3.PerDoc, codes: dict[str, tuple[np.ndarray, int]], lengths: dict[str, np.ndarray]
+) -> None:
     """Each field's total length, and its length column if new, in the order documents by
     document would add them (the first document with a length, then the field's name, as
     add_field is called): the segment's totals and the compound file keep that order."""
     first = {name: int(np.flatnonzero(values)[0]) for name, (values, last) in codes.items() if last}
     for name in sorted(first, key=lambda n: (first[n], n)):
-        pdw._fieldlengths[name] += int(lengths[name].sum(dtype=np.int64))
-        if not pdw._has_column(_lenfield(name)):
-            pdw._create_column(_lenfield(name), LENGTHS_COLUMN)
-
-
-def _write_bytes(pdw: Any, name: str, base: int, codes: np.ndarray, last: int) -> None:
-    """The column's add for each document base.. with a byte not 0: the gap before it filled
-    with the default (fill), then the bytes up to the last (their 0s are fill's too)."""
-    if not last:
-        return
-    writer = pdw._get_column(_lenfield(name))
-    if writer._count < base:
-        writer._dbfile.write(writer._defaultbytes * (base - writer._count))
-    writer._dbfile.write(codes[:last].tobytes())
-    writer._count = base + last
+        perdoc.add_length(name, int(lengths[name].sum(dtype=np.int64)))

@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 from whoosh.filedb.filetables import OrderedHashWriter, md5_hash
 
+from tui_reader.search.fast import w3
+
 POINTER = np.dtype([("hash", ">u4"), ("pos", ">i8")])  # filetables._pointer, "!Iq"
 _LENGTHS = struct.Struct("!ii")  # filetables._lengths: key and value lengths before each pair
 MANY = 16_384  # terms add_many writes at a time
@@ -97,7 +99,7 @@ class CompactTable(OrderedHashWriter):
         """GrowableArray.extend: widened once to the type its appends would end in (positions ascend)."""
         index = self.index
         if isinstance(index.array, array) and int(positions[-1]) >= _LIMITS.get(index.array.typecode, 2**63):
-            index._retype(int(positions[-1]))
+            w3.widen(index, int(positions[-1]))
         index.array.extend(positions.tolist())
 
     def _write_hashes(self) -> None:
