@@ -145,7 +145,7 @@ async def test_the_list_asks_for_the_snippets_it_scrolls_to(make_app: MakeApp, t
         assert "alpha" in text and spans
 
 
-async def _burst(pilot: object, keys: list[tuple[str, str]]) -> None:
+async def _burst(pilot: object, keys: list[tuple[str, str | None]]) -> None:
     """Keys that arrive in one read (over ssh, from a paste without bracketed paste, from tmux
     send-keys): all posted before the app handles any, unlike Pilot's press, which waits."""
     from textual import events
@@ -173,3 +173,40 @@ async def test_a_query_typed_in_one_burst_with_its_enter_is_searched(make_app: M
         await pilot.pause(0.3)  # past the typing debounce: no type-ahead replaces Enter's answer
         await drained(pilot)
         assert screen.result is not None and not screen.result.typing and screen.model.depth == 2
+
+
+async def test_the_bars_editing_keys_in_a_burst_apply_where_they_were_typed(make_app: MakeApp) -> None:
+    """Input's editing keys are bindings, which Textual runs once the key has bubbled up to the
+    App, after the letters queued behind them (textual#6605): "diffusion", then C-a C-k
+    "graph" in one read left the bar empty, and "grapx⌫h" gave "graph" only by luck of order."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("slash", *"diffusion")
+        await _burst(pilot, [("ctrl+a", "\x01"), ("ctrl+k", "\x0b")] + [(c, c) for c in "grapx"])
+        await _burst(pilot, [("backspace", "\x7f"), ("left", None), ("h", "h"), ("end", None), ("s", "s")])
+        await drained(pilot)
+        assert screen.search_bar.value == "grahps"
+        await _burst(pilot, [("ctrl+a", "\x01"), ("ctrl+k", "\x0b")] + [(c, c) for c in "graph"] + [("enter", "\r")])
+        await drained(pilot)
+        await settle(pilot)
+        assert screen.search_bar.value == "graph"
+        assert screen.result is not None and screen.result.query == "graph" and screen.result.total == 3
+
+
+async def test_slash_and_a_query_in_one_burst_go_to_the_bar_not_to_the_list(make_app: MakeApp) -> None:
+    """"/" used to bubble up to its binding behind the burst's letters, which went to the list as
+    keys: "/bayes" bookmarked the paper under the cursor (b) and typed "ayes" nowhere."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await ready(pilot)
+        assert isinstance(app.focused, PaperList)
+        await _burst(pilot, [("slash", "/")] + [(c, c) for c in "bayes"] + [("enter", "\r")])
+        await drained(pilot)
+        await settle(pilot)
+        assert screen.search_bar.value == "bayes"
+        assert not screen.bookmarks
+        assert screen.result is not None and screen.result.query == "bayes" and not screen.result.typing
+        await _burst(pilot, [("slash", "/")] + [(c, c) for c in "a/b"])
+        await drained(pilot)
+        assert screen.search_bar.value == "bayesa/b"  # in the bar, "/" is a character

@@ -55,6 +55,9 @@ COMMANDS: tuple[Command, ...] = (
         "Search",
         "Search",
         "Focus the search bar (type to search as you type, Enter for the results)",
+        # priority: the focus moves while the App takes "/", so the letters that came in the
+        # same read go to the bar, not to the list as keys; in the bar, "/" is typed
+        priority=True,
     ),
     _doc(
         "`Enter`",

@@ -352,11 +352,13 @@ class MainScreen(Screen[None]):
     # -- actions (commands.py names them; each is one collaborator's) ---------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide what cannot run now from the footer and the palette."""
+        if action == "focus_search" and self.focused is self.search_bar.input:
+            return False  # a priority key: in the bar it is typed
         allowed = self.inbox.can_run(action, self.projection.can_run(action))
         return self.related.can_run(action, for_you_can_run(self, action, allowed))
 
     def action_focus_search(self) -> None:
-        self.search_bar.input.focus()
+        self.set_focus(self.search_bar.input)  # now, not after the keys queued behind "/"
 
     def action_back(self) -> None:
         top = self.model.top

@@ -7,11 +7,14 @@ brings that text back. A recalled search is searched as you type, like typed tex
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
+from textual.dom import DOMNode
 from textual.message import Message
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
@@ -20,6 +23,40 @@ from tui_reader.library.history import folded
 DEBOUNCE = 0.12  # seconds: fast typists (~8 keys/s) trigger one search per pause, not per key
 
 PLACEHOLDER = 'Search ( / ): words  "a phrase"  title:word  prefix*  fuzzy~  OR  NOT  (…)'
+
+
+class BarInput(Input):
+    """An Input whose editing keys apply in the order they were typed.
+
+    Textual runs a focused widget's bindings (backspace, arrows, C-a, C-k, the bar's Up/Down)
+    only once the key has bubbled up to the App, behind the letters already queued for the
+    Input (textual#6605): a burst of keys in one read (ssh lag, a script, tmux send-keys) applied
+    "C-a C-k graph" as "graph", then wiped it. Here the bindings of the Input and of the widgets
+    around it, up to the screen, run on the Input's own turn, as textual#6631 proposes; the
+    screen's and the App's bindings still bubble. Priority bindings ran before the key got here.
+    """
+
+    async def _on_key(self, event: events.Key) -> None:
+        if not event.is_printable and await self._run_binding(event.key):
+            event.stop()
+            event.prevent_default()
+            return
+        await super()._on_key(event)
+
+    async def _run_binding(self, key: str) -> bool:
+        for node in self._own_namespaces():
+            for binding in node._bindings.key_to_bindings.get(key, ()):
+                if not binding.priority and await self.app.run_action(binding.action, node):
+                    return True
+        return False
+
+    def _own_namespaces(self) -> list[DOMNode]:
+        nodes: list[DOMNode] = []
+        for node in self.ancestors_with_self:
+            if isinstance(node, Screen):
+                break
+            nodes.append(node)
+        return nodes
 
 
 class SearchBar(Vertical):
@@ -60,7 +97,7 @@ class SearchBar(Vertical):
         self._shown = ""  # the search the walk put in the bar: any other text means it was edited
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder=PLACEHOLDER, id="search-input", select_on_focus=False)
+        yield BarInput(placeholder=PLACEHOLDER, id="search-input", select_on_focus=False)
         yield Static("", id="search-info", markup=False)
 
     @property
