@@ -45,6 +45,18 @@ def pss_mb(pid: int) -> float | None:
     return status_mb(pid, "VmRSS")
 
 
+def pss_parts_mb(pid: int) -> dict[str, float]:
+    """Pss split as smaps_rollup splits it (Pss_Anon, Pss_File, Pss_Shmem): file pages of a
+    mapping are the page cache's, given back under pressure; anonymous ones are the heap's."""
+    out: dict[str, float] = {}
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss_"):
+                name, kb = line.split()[:2]
+                out[name[4:-1].lower()] = int(kb) / 1024
+    return out
+
+
 def tree_mb(root: int) -> float:
     return sum(pss_mb(pid) or 0.0 for pid in descendants(root))
 

@@ -187,7 +187,8 @@ async def test_the_bars_editing_keys_in_a_burst_apply_where_they_were_typed(make
         await _burst(pilot, [("backspace", "\x7f"), ("left", None), ("h", "h"), ("end", None), ("s", "s")])
         await drained(pilot)
         assert screen.search_bar.value == "grahps"
-        await _burst(pilot, [("ctrl+a", "\x01"), ("ctrl+k", "\x0b")] + [(c, c) for c in "graph"] + [("enter", "\r")])
+        wipe = [("ctrl+a", "\x01"), ("ctrl+k", "\x0b")]
+        await _burst(pilot, wipe + [(c, c) for c in "graph"] + [("enter", "\r")])
         await drained(pilot)
         await settle(pilot)
         assert screen.search_bar.value == "graph"
@@ -195,7 +196,7 @@ async def test_the_bars_editing_keys_in_a_burst_apply_where_they_were_typed(make
 
 
 async def test_slash_and_a_query_in_one_burst_go_to_the_bar_not_to_the_list(make_app: MakeApp) -> None:
-    """"/" used to bubble up to its binding behind the burst's letters, which went to the list as
+    """ "/" used to bubble up to its binding behind the burst's letters, which went to the list as
     keys: "/bayes" bookmarked the paper under the cursor (b) and typed "ayes" nowhere."""
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
