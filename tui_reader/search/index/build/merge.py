@@ -45,11 +45,11 @@ def tasks(runs: list[Run], slice_postings: int | None = None) -> list[Task]:
     names = sorted({n for r in runs for n in r.table["kinds"]})
     out: list[Task] = []
     for name in names:
-        total = sum(int(r.starts(name)[-1]) for r in runs if r.size(name))
+        total = sum(int(r.starts(name, -1)[0]) for r in runs if r.size(name))
         if not total:
             continue
         biggest = max(runs, key=lambda r: r.size(name))
-        starts = np.asarray(biggest.starts(name), np.int64)
+        starts = biggest.starts(name).astype(np.int64)
         spans = max(1, -(-total // limit))
         cuts: list[bytes | None] = [None]
         for s in range(1, spans):
@@ -68,7 +68,7 @@ def length_bytes(runs: list[Run], name: str, total: int) -> np.ndarray:
     out = np.zeros(total, np.uint8)
     for r in runs:
         if r.has(name, "lengths"):
-            lengths = np.asarray(r.array(name, "lengths"))
+            lengths = r.array(name, "lengths")
             big = lengths >= _BYTES.size
             part = _BYTES[np.minimum(lengths, _BYTES.size - 1)]
             if big.any():
@@ -97,7 +97,7 @@ def encode(
     with contextlib.ExitStack() as stack:
         for r in runs:
             if r.size(task.field):
-                stack.enter_context(r.mapped())
+                stack.enter_context(r.opened())
         return _encode(runs, task, lengths, path, blocklimit)
 
 
@@ -122,7 +122,7 @@ def _encode(
     parts, df = [], np.zeros(len(terms), np.int64)
     for (r, a, b), words in zip(spans, slices, strict=True):
         mapped = np.fromiter(map(rank.__getitem__, words), np.int64, len(words))
-        starts = np.asarray(r.starts(name)[a : b + 1], np.int64)
+        starts = r.starts(name, a, b + 1).astype(np.int64)
         df[mapped] += np.diff(starts)
         parts.append(_Part(r, a, mapped, starts))
     del rank, slices
@@ -201,15 +201,16 @@ def _gathered(
         r = part.run
         df = np.diff(part.starts[i0 : i1 + 1])
         pieces["ranks"].append(np.repeat(part.ranks[i0:i1], df)[q0 - p0 : q1 - p0])
-        pieces["docs"].append(np.asarray(r.array(name, "docs")[q0:q1]))
-        counts = np.asarray(r.array(name, "counts")[p0:q1])
+        pieces["docs"].append(r.read(name, "docs", q0, q1))
+        counts = r.read(name, "counts", p0, q1)
         pieces["counts"].append(counts[q0 - p0 :])
-        weights = r.array(name, "weights")[q0:q1] if r.has(name, "weights") else counts[q0 - p0 :]
+        weights = r.read(name, "weights", q0, q1) if r.has(name, "weights") else counts[q0 - p0 :]
         pieces["weights"].append(np.asarray(weights, np.float32))
         if kind == V_POSITIONS:
-            at = int(r.array(name, "pos_at")[part.a + i0]) + int(counts[: q0 - p0].sum(dtype=np.int64))
+            first_at = int(r.read(name, "pos_at", part.a + i0, part.a + i0 + 1)[0])
+            at = first_at + int(counts[: q0 - p0].sum(dtype=np.int64))
             size = int(counts[q0 - p0 :].sum(dtype=np.int64))
-            pieces["positions"].append(np.asarray(r.array(name, "positions")[at : at + size]))
+            pieces["positions"].append(r.read(name, "positions", at, at + size))
     ranks, docs, counts, weights = (np.concatenate(pieces[k]) for k in ("ranks", "docs", "counts", "weights"))
     positions = np.concatenate(pieces["positions"]) if kind == V_POSITIONS else None
     if len(pieces["docs"]) > 1 and t1 - t0 > 1:  # the runs' postings of each term in docnum order

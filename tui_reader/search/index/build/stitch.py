@@ -45,7 +45,7 @@ class PerDoc:
         while self.done in tables:
             table = tables[self.done]
             run = runs.Run(table)
-            lengths = {n: np.asarray(run.array(n, "lengths")) for n in self.fields if run.has(n, "lengths")}
+            lengths = {n: run.array(n, "lengths") for n in self.fields if run.has(n, "lengths")}
             self._write(table["base"], table["count"], lengths)
 
     def _write(self, base: int, count: int, lengths: dict[str, np.ndarray]) -> None:
