@@ -484,3 +484,12 @@ def test_declared_field_aliases_work(meta_searcher: Searcher, query: str) -> Non
 @pytest.mark.parametrize("query", ["year:<2020", "year:<=2019", "year:[TO 2019]"])
 def test_year_upper_bound_only(meta_searcher: Searcher, query: str) -> None:
     assert titles(meta_searcher, query) == {KERNEL}
+
+
+def test_a_remembered_answer_says_so_and_keeps_the_first_one_as_it_was(seed_searcher: Searcher) -> None:
+    """The searcher's cache served the first answer again, its "in 157 ms" with it."""
+    first = seed_searcher.search('"graph neural" OR remembered-answer-probe')
+    again = seed_searcher.search('"graph neural" OR remembered-answer-probe')
+    assert not first.remembered and again.remembered
+    assert again is not first and (again.hits, again.total) == (first.hits, first.total)
+    assert not first.remembered  # the remembered copy did not change the answer it came from

@@ -4,7 +4,7 @@ the words to highlight in them."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from whoosh import query
 from whoosh.reading import IndexReader
@@ -37,6 +37,7 @@ class SearchResult:
     partial: bool = False  # type-ahead stopped early (time budget, bounded prefix): best so far
     stopped: str | None = None  # "time" (TIME_LIMIT) or "replaced" (a newer search): total is a lower bound
     order: str = "relevance"  # the hits' order: relevance, "collection" or the Order's name (ordering.py)
+    remembered: bool = False  # the searcher's answer to the same search before (took_ms: this look-up's)
 
     @property
     def typing(self) -> bool:
@@ -47,6 +48,11 @@ class SearchResult:
     def count_text(self) -> str:
         """The count as the reader shows it: exact, or a lower bound ("300+")."""
         return f"{self.total:,}" + ("" if self.exact else "+")
+
+    def again(self, took_ms: float) -> SearchResult:
+        """This answer given once more from memory: its time is the look-up's, not the first
+        run's (a remembered answer read "157 ms" again)."""
+        return replace(self, took_ms=took_ms, remembered=True)
 
 
 def hits(index_of: Mapping[str, int], found: Iterable[tuple[str, float | None]]) -> list[Hit]:

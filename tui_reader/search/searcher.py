@@ -131,15 +131,15 @@ class Searcher:
         deadline = self._begin(TYPING_TIME_LIMIT if mode is SearchMode.TYPING else TIME_LIMIT, time_limit)
         text = text.strip("\n")
         key = (text, mode, limit, subsets.key(sets), ordering.key(order), only and only.key())
+        started = time.perf_counter()
         with self._cache_lock:
             cached = self._cache.get(key)
             if cached is not None:
                 self._cache.move_to_end(key)
-                return cached
+                return cached.again((time.perf_counter() - started) * 1000)
         result = self._search(text, mode, limit, deadline, sets, order, only)
-        if result.stopped or deadline.passed():  # a cut answer or suggestion: not for next time
-            return result
-        if len(result.hits) > CACHE_MAX_HITS:  # every match, for a sort: 87k hits are ~6 MB each
+        # a cut answer or suggestion is not for next time; nor every match for a sort (87k: ~6 MB)
+        if result.stopped or deadline.passed() or len(result.hits) > CACHE_MAX_HITS:
             return result
         with self._cache_lock:
             self._cache[key] = result
