@@ -124,20 +124,32 @@ class Inbox:
         self.screen.run_worker(read, thread=True, group="inbox-list", exit_on_error=False)
 
     def _count(self, corpus: Corpus, searcher: Searcher, sets: Any, read: frozenset[str]) -> None:
+        """Nothing saved: nothing read. Else the timeline (~1.3 s of Python at 2.7M papers,
+        holding the GIL) is read once the user's own search is answered: begun at once, it made
+        the search typed while the index opened take 1.5 s instead of 0.1."""
         try:
             store = SavedSearches(paths.saved_searches_file())
-            timeline, warnings = open_timeline(collection_file(paths.data_dir(), corpus), corpus.ids)
-            counts = {}
-            for saved in store.all():
+            searches, counts, warnings = store.all(), {}, list(store.warnings)
+            if searches:
+                self._wait_for_top(WAIT)
+                timeline, more = open_timeline(collection_file(paths.data_dir(), corpus), corpus.ids)
+                warnings += more
+            for saved in searches:
                 result = self._enter(searcher, saved.query, sets, len(corpus))
                 rows = [h.row for h in result.hits]
                 counts[folded(saved.name)] = count(
                     saved, rows, corpus.ids, timeline, read, corpus.key, total=result.total,
                     exact=result.exact and not result.stopped, notice=result.notice,
                 )  # fmt: skip
-            self._call(self._counted, store.all(), counts, [*store.warnings, *warnings])
+            self._call(self._counted, searches, counts, warnings)
         finally:
             self._call(self._done_counting)
+
+    def _wait_for_top(self, seconds: float) -> None:
+        """Up to ``seconds`` while the view on show waits for its answer (it goes first)."""
+        until = time.monotonic() + seconds
+        while self.screen.model.top.waiting and time.monotonic() < until:
+            time.sleep(0.05)
 
     def _enter(self, searcher: Searcher, query: str, sets: Any, size: int, wait: bool = True) -> SearchResult:
         """Enter's whole answer to ``query``, asked again if a newer search stopped it;
@@ -146,9 +158,7 @@ class Inbox:
 
         result = None
         for _ in range(TRIES):
-            waited = time.monotonic() + (WAIT if wait else 0)
-            while self.screen.model.top.waiting and time.monotonic() < waited:
-                time.sleep(0.05)
+            self._wait_for_top(WAIT if wait else 0)
             result = searcher.search(query, SearchMode.ENTER, max(size, 1), time_limit=None, sets=sets)
             if result.stopped != "replaced":
                 break
