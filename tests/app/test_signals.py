@@ -64,9 +64,11 @@ class PtyReader:
                 return
 
     def finish(self, seconds: float = 20) -> int:
-        """Wait for the reader to end and collect the rest of what it wrote."""
+        """Wait for the reader to end, reading what it writes meanwhile: a pty whose buffer
+        nobody drains blocks the reader's last writes, and it never ends."""
         try:
-            code = self.proc.wait(timeout=seconds)
+            self.read_for(seconds, quiet=0.0)
+            code = self.proc.wait(timeout=1)
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
