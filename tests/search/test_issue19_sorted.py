@@ -97,12 +97,33 @@ def orders(columns: SortColumns) -> dict[str, Order]:
     return made
 
 
+_REFERENCES: dict[tuple[Any, ...], list[str]] = {}
+
+
 def reference(
     searcher: Searcher,
     text: str,
     rank: list[int] | None,
     among: frozenset[str] | None = None,
     besides: frozenset[str] = frozenset(),
+) -> list[str]:
+    """Whoosh's own whole answer (below), kept per index state and question: each is asked on
+    both of our paths and both row look-ups, and was most of these tests' time. The state is the
+    generation and the segments' random ids, so a changed index is asked afresh."""
+    index = searcher.index.index()
+    state = (index.latest_generation(), tuple(g.segid for g in index._segments()))
+    key = (id(searcher), state, text, None if rank is None else tuple(rank), among, besides)
+    if key not in _REFERENCES:
+        _REFERENCES[key] = whooshs_answer(searcher, text, rank, among, besides)
+    return list(_REFERENCES[key])
+
+
+def whooshs_answer(
+    searcher: Searcher,
+    text: str,
+    rank: list[int] | None,
+    among: frozenset[str] | None,
+    besides: frozenset[str],
 ) -> list[str]:
     """Whoosh's own whole answer: sortedby (rank, score, row) for an order; for relevance its
     default order, or by row when every match scores the same."""
