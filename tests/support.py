@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from cli_fork import run_forked
 
@@ -18,6 +19,16 @@ HEADER = "ICML 2026 Papers"  # each seed file's first line: the venue, read as (
 
 # Ids of seed papers that tests refer to by content (ids are a hash of the normalised abstract).
 GNN_TITLE_START = "Graph neural networks are not continuous"
+
+
+def index_state(index: Any) -> tuple[Any, ...] | None:
+    """What a Whoosh file index holds, as a key for the tests that keep Whoosh's reference answers:
+    its folder, generation and the segments' random ids, so an index written again, even in the
+    same folder, is another key. None for an index without a table of segments."""
+    segments = getattr(index, "_segments", None)
+    if segments is None:
+        return None
+    return (index.storage.folder, index.latest_generation(), tuple(g.segid for g in segments()))
 
 
 def seed_paragraphs(path: Path) -> list[str]:

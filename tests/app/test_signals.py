@@ -67,7 +67,7 @@ class PtyReader:
         """Wait for the reader to end, reading what it writes meanwhile: a pty whose buffer
         nobody drains blocks the reader's last writes, and it never ends."""
         try:
-            self.read_for(seconds, quiet=0.0)
+            self.read_for(seconds)
             code = self.proc.wait(timeout=1)
         finally:
             if self.proc.poll() is None:

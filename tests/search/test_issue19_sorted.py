@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support import index_state
 from whoosh import query, sorting
 
 from bench import corpusgen
@@ -108,11 +109,11 @@ def reference(
     besides: frozenset[str] = frozenset(),
 ) -> list[str]:
     """Whoosh's own whole answer (below), kept per index state and question: each is asked on
-    both of our paths and both row look-ups, and was most of these tests' time. The state is the
-    generation and the segments' random ids, so a changed index is asked afresh."""
-    index = searcher.index.index()
-    state = (index.latest_generation(), tuple(g.segid for g in index._segments()))
-    key = (id(searcher), state, text, None if rank is None else tuple(rank), among, besides)
+    both of our paths and both row look-ups, and was most of these tests' time."""
+    state = index_state(searcher.index.index())
+    if state is None:
+        return whooshs_answer(searcher, text, rank, among, besides)
+    key = (state, text, None if rank is None else tuple(rank), among, besides)
     if key not in _REFERENCES:
         _REFERENCES[key] = whooshs_answer(searcher, text, rank, among, besides)
     return list(_REFERENCES[key])

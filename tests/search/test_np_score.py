@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import index_state
 from test_codec import BLOCK, WORDS, corpus, write
 from whoosh import query
 from whoosh.codec.whoosh3 import W3Codec
@@ -78,15 +79,13 @@ _WHOOSHS: dict[tuple[Any, ...], list[tuple[int, float]]] = {}
 def whooshs(index: Any, s: Any, q: query.Query) -> list[tuple[int, float]]:
     """Whoosh's own ``limit=None`` answer, kept per index state and query: the tests ask the same
     query of one index on each side of a switch of ours (most of their time was Whoosh's reference,
-    a long phrase 0.46 s of the 0.47). The state is the generation and the segments' random ids, so
-    an index written again, even in the same folder, is asked afresh."""
-    segments = getattr(index, "_segments", None)
-    if segments is None:
+    a long phrase 0.46 s of the 0.47)."""
+    state = index_state(index)
+    if state is None:
         return [(h.docnum, h.score) for h in s.search(q, limit=None)]
-    key = (index.storage.folder, index.latest_generation(), tuple(g.segid for g in segments()), q)
-    if key not in _WHOOSHS:
-        _WHOOSHS[key] = [(h.docnum, h.score) for h in s.search(q, limit=None)]
-    return _WHOOSHS[key]
+    if (state, q) not in _WHOOSHS:
+        _WHOOSHS[state, q] = [(h.docnum, h.score) for h in s.search(q, limit=None)]
+    return _WHOOSHS[state, q]
 
 
 def compare(index: Any, q: query.Query, limit: int = 10) -> int:
